@@ -1,0 +1,20 @@
+//! The `Agent` trait: anything that chooses a move for a position.
+//!
+//! Randomness is passed in, so a game between agents is fixed by the seeds of the streams it is
+//! given.
+
+use rand_chacha::ChaCha8Rng;
+use sowing_env::State;
+
+/// A player of the game.
+pub trait Agent: Send {
+    /// The spec that makes this agent again (e.g. `alphabeta:6`), used in tables and records.
+    fn name(&self) -> String;
+
+    /// A legal action for `state`, which is not over. `rng` is the only source of randomness the
+    /// agent may use, so that games are reproducible.
+    fn choose(&mut self, state: &State, rng: &mut ChaCha8Rng) -> usize;
+
+    /// Forget what was kept from earlier moves (search trees, tables) before a new game.
+    fn new_game(&mut self) {}
+}

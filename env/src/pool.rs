@@ -1,0 +1,162 @@
+//! A small pool of worker threads kept for the life of a [`crate::VecEnv`], so that stepping a
+//! large batch on several cores spawns nothing and allocates nothing per step.
+//!
+//! `run(parts, f)` calls `f(0)` on the caller's thread and `f(1)..f(parts-1)` on the workers,
+//! and returns once every call has returned. A panic in any part is raised again in the caller.
+
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+type Task = dyn Fn(usize) + Sync;
+
+/// A task pointer whose lifetime `run` has erased; sound because `run` does not return while any
+/// worker can still call it.
+#[derive(Clone, Copy)]
+struct TaskPtr(*const Task);
+// SAFETY: the pointee is `Sync`, and it outlives every use (see `Pool::run`).
+unsafe impl Send for TaskPtr {}
+
+struct Control {
+    generation: u64,
+    parts: usize,
+    task: Option<TaskPtr>,
+    pending: usize,
+    panic: Option<Box<dyn std::any::Any + Send>>,
+    shutdown: bool,
+}
+
+struct Shared {
+    control: Mutex<Control>,
+    start: Condvar,
+    done: Condvar,
+}
+
+pub(crate) struct Pool {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pool({} threads)", self.threads())
+    }
+}
+
+impl Pool {
+    /// A pool that runs up to `threads` parts at once (the caller's thread counts as one).
+    pub(crate) fn new(threads: usize) -> Pool {
+        let shared = Arc::new(Shared {
+            control: Mutex::new(Control {
+                generation: 0,
+                parts: 0,
+                task: None,
+                pending: 0,
+                panic: None,
+                shutdown: false,
+            }),
+            start: Condvar::new(),
+            done: Condvar::new(),
+        });
+        let workers = (1..threads.max(1))
+            .map(|part| {
+                let shared = Arc::clone(&shared);
+                std::thread::Builder::new()
+                    .name(format!("sowing-vec-{part}"))
+                    .spawn(move || worker(&shared, part))
+                    .expect("spawn a VecEnv worker thread")
+            })
+            .collect();
+        Pool { shared, workers }
+    }
+
+    /// Threads that can run parts at once, the caller's included.
+    pub(crate) fn threads(&self) -> usize {
+        self.workers.len() + 1
+    }
+
+    /// Call `f(i)` for every `i` in `0..parts` (`parts <= threads()`), in parallel.
+    pub(crate) fn run<'a>(&self, parts: usize, f: &'a (dyn Fn(usize) + Sync + 'a)) {
+        assert!(
+            parts >= 1 && parts <= self.threads(),
+            "parts must be 1 to {}",
+            self.threads()
+        );
+        if parts == 1 {
+            f(0);
+            return;
+        }
+        // SAFETY: only the lifetime is erased. Workers call the task only between the
+        // publication below and their `pending` decrement, and this function waits for
+        // `pending == 0` (even if `f(0)` panics) before returning and clears the pointer.
+        let raw: *const (dyn Fn(usize) + Sync + 'a) = f;
+        let task = TaskPtr(unsafe {
+            std::mem::transmute::<*const (dyn Fn(usize) + Sync + 'a), *const Task>(raw)
+        });
+        {
+            let mut c = self.shared.control.lock().expect("pool lock");
+            c.generation += 1;
+            c.parts = parts;
+            c.task = Some(task);
+            c.pending = parts - 1;
+            self.shared.start.notify_all();
+        }
+        let mine = catch_unwind(AssertUnwindSafe(|| f(0)));
+        let theirs = {
+            let mut c = self.shared.control.lock().expect("pool lock");
+            while c.pending > 0 {
+                c = self.shared.done.wait(c).expect("pool lock");
+            }
+            c.task = None;
+            c.panic.take()
+        };
+        if let Err(p) = mine {
+            resume_unwind(p);
+        }
+        if let Some(p) = theirs {
+            resume_unwind(p);
+        }
+    }
+}
+
+fn worker(shared: &Shared, part: usize) {
+    let mut seen = 0u64;
+    loop {
+        let task = {
+            let mut c = shared.control.lock().expect("pool lock");
+            while c.generation == seen && !c.shutdown {
+                c = shared.start.wait(c).expect("pool lock");
+            }
+            if c.shutdown {
+                return;
+            }
+            seen = c.generation;
+            if part >= c.parts {
+                continue;
+            }
+            c.task.expect("a task is published with its generation")
+        };
+        // SAFETY: see `Pool::run`: the task lives until `pending` reaches zero.
+        let result = catch_unwind(AssertUnwindSafe(|| unsafe { (*task.0)(part) }));
+        let mut c = shared.control.lock().expect("pool lock");
+        if let Err(p) = result {
+            c.panic.get_or_insert(p);
+        }
+        c.pending -= 1;
+        if c.pending == 0 {
+            shared.done.notify_all();
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        if let Ok(mut c) = self.shared.control.lock() {
+            c.shutdown = true;
+        }
+        self.shared.start.notify_all();
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}

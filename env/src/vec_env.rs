@@ -1,0 +1,460 @@
+//! Many games stepped together into preallocated ndarray buffers: the fast path for self-play.
+//!
+//! Game `i` of a `VecEnv` seeded with `s` draws its randomness (random openings,
+//! [`VecEnv::sample_actions`]) from its own stream, `ChaCha8Rng::seed_from_u64(s)` with stream
+//! `i`, so its trajectory is the same whatever the batch size or the number of threads. Large
+//! batches are split over a pool of threads kept for the life of the `VecEnv`; a step allocates
+//! nothing.
+//!
+//! # Autoreset
+//!
+//! What happens to a game that ends is chosen once, by [`AutoReset`]:
+//! - [`AutoReset::SameStep`] (default): the game is reset within the step that ends it. Its row
+//!   of `terminated`/`truncated`/`rewards` describes the move that ended it, its row of
+//!   `final_observations` holds the observation of the final state, and its rows of
+//!   `observations`, `masks` and `to_move` already belong to the new game.
+//! - [`AutoReset::NextStep`]: Gymnasium 1.x's default. The step that ends a game returns its
+//!   final observation (and an all-false mask); the next step resets it, ignores its action and
+//!   returns the new game's first observation with reward 0 and both flags false.
+//! - [`AutoReset::Off`]: a game that has ended stays ended; stepping it is an error until
+//!   [`VecEnv::reset`].
+//!
+//! # Rewards
+//!
+//! `rewards[i]` is the reward of the move just made, for the player who made it: +1 when it won
+//! the game, -1 when it lost it, 0 otherwise. The game is zero-sum, so the other player's reward
+//! is its negation.
+
+use crate::env::{random_action, random_opening};
+use crate::error::Error;
+use crate::pool::Pool;
+use crate::rules::Rules;
+use crate::state::State;
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// What a batched step does with a game that has ended. See the [module docs](self).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AutoReset {
+    /// Reset in the step that ends the game; the final observation goes to `final_observations`.
+    #[default]
+    SameStep,
+    /// Reset in the step after the one that ends the game (Gymnasium's default).
+    NextStep,
+    /// Never reset by itself.
+    Off,
+}
+
+/// How a [`VecEnv`] is set up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VecConfig {
+    /// What happens to a game that ends.
+    pub autoreset: AutoReset,
+    /// Threads to step with; 0 means every core.
+    pub threads: usize,
+    /// Uniformly random moves played at every reset (0: the game's own start).
+    pub random_opening: u32,
+}
+
+impl Default for VecConfig {
+    fn default() -> Self {
+        VecConfig {
+            autoreset: AutoReset::SameStep,
+            threads: 0,
+            random_opening: 0,
+        }
+    }
+}
+
+/// Games below this many per thread are stepped on fewer threads: waking a thread costs more
+/// than stepping a few dozen games.
+const MIN_GAMES_PER_THREAD: usize = 128;
+
+/// An integer type that can name an action in a batch: any of Rust's integers, so that buffers
+/// from numpy (`int64`) or from a policy (`usize`) need no conversion.
+pub trait ActionIndex: Copy + Send + Sync {
+    /// The action as a hole index, `None` when negative or too large for `usize`.
+    fn to_action(self) -> Option<usize>;
+    /// The value as given, for error messages.
+    fn raw(self) -> i64;
+}
+
+macro_rules! action_index {
+    ($($t:ty),*) => {$(
+        impl ActionIndex for $t {
+            #[inline]
+            fn to_action(self) -> Option<usize> {
+                usize::try_from(self).ok()
+            }
+            #[inline]
+            fn raw(self) -> i64 {
+                i64::try_from(self).unwrap_or(i64::MAX)
+            }
+        }
+    )*};
+}
+action_index!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+#[derive(Clone, Debug)]
+struct Game {
+    state: State,
+    rng: ChaCha8Rng,
+    /// Under `NextStep`: the game ended in the last step and resets in the next.
+    reset_next: bool,
+}
+
+/// N games stepped together. See the [module docs](self) for autoreset and rewards.
+#[derive(Debug)]
+pub struct VecEnv {
+    rules: Rules,
+    config: VecConfig,
+    games: Vec<Game>,
+    observations: Array2<f32>,
+    final_observations: Array2<f32>,
+    masks: Array2<bool>,
+    rewards: Array1<f32>,
+    terminated: Array1<bool>,
+    truncated: Array1<bool>,
+    to_move: Array1<u8>,
+    pool: Pool,
+}
+
+/// The rows of every output buffer that belong to one slice of games.
+struct Rows<'a> {
+    obs: &'a mut [f32],
+    final_obs: &'a mut [f32],
+    masks: &'a mut [bool],
+    rewards: &'a mut [f32],
+    terminated: &'a mut [bool],
+    truncated: &'a mut [bool],
+    to_move: &'a mut [u8],
+}
+
+/// Raw views of the buffers, split into disjoint [`Rows`] for the threads.
+#[derive(Clone, Copy)]
+struct RawBuffers {
+    games: *mut Game,
+    obs: *mut f32,
+    final_obs: *mut f32,
+    masks: *mut bool,
+    rewards: *mut f32,
+    terminated: *mut bool,
+    truncated: *mut bool,
+    to_move: *mut u8,
+    obs_len: usize,
+    holes: usize,
+}
+// SAFETY: each thread touches only the rows of its own range of games (see `RawBuffers::rows`).
+unsafe impl Send for RawBuffers {}
+unsafe impl Sync for RawBuffers {}
+
+impl RawBuffers {
+    /// The games and rows `start..end`.
+    ///
+    /// # Safety
+    /// The buffers must live and be unaliased for `'a`, `start..end` must be in bounds, and no two
+    /// live results may overlap.
+    unsafe fn rows<'a>(&self, start: usize, end: usize) -> (&'a mut [Game], Rows<'a>) {
+        let k = end - start;
+        let (l, n) = (self.obs_len, self.holes);
+        // SAFETY: per this function's contract.
+        unsafe {
+            use std::slice::from_raw_parts_mut as part;
+            (
+                part(self.games.add(start), k),
+                Rows {
+                    obs: part(self.obs.add(start * l), k * l),
+                    final_obs: part(self.final_obs.add(start * l), k * l),
+                    masks: part(self.masks.add(start * n), k * n),
+                    rewards: part(self.rewards.add(start), k),
+                    terminated: part(self.terminated.add(start), k),
+                    truncated: part(self.truncated.add(start), k),
+                    to_move: part(self.to_move.add(start), k),
+                },
+            )
+        }
+    }
+}
+
+impl VecEnv {
+    /// `num_envs` games by `rules`, reset with `seed`.
+    pub fn new(
+        rules: &Rules,
+        num_envs: usize,
+        seed: u64,
+        config: VecConfig,
+    ) -> Result<VecEnv, Error> {
+        if num_envs == 0 {
+            return Err(Error::Batch {
+                message: "num_envs must be at least 1".into(),
+            });
+        }
+        let threads = match config.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            t => t,
+        };
+        let (l, n) = (rules.observation_len(), rules.holes());
+        let start = State::initial(rules);
+        let mut env = VecEnv {
+            rules: *rules,
+            config,
+            games: vec![
+                Game {
+                    state: start,
+                    rng: ChaCha8Rng::seed_from_u64(seed),
+                    reset_next: false
+                };
+                num_envs
+            ],
+            observations: Array2::zeros((num_envs, l)),
+            final_observations: Array2::zeros((num_envs, l)),
+            masks: Array2::from_elem((num_envs, n), false),
+            rewards: Array1::zeros(num_envs),
+            terminated: Array1::from_elem(num_envs, false),
+            truncated: Array1::from_elem(num_envs, false),
+            to_move: Array1::zeros(num_envs),
+            pool: Pool::new(threads.min(num_envs.div_ceil(MIN_GAMES_PER_THREAD)).max(1)),
+        };
+        env.reset(Some(seed));
+        Ok(env)
+    }
+
+    /// Start every game again. `Some(seed)` restarts every game's stream from `seed` (game `i`
+    /// on stream `i`); `None` goes on with the current streams.
+    pub fn reset(&mut self, seed: Option<u64>) {
+        let (rules, opening) = (self.rules, self.config.random_opening);
+        self.for_each_part(&|games, rows| {
+            for (i, game) in games.iter_mut().enumerate() {
+                if let Some(seed) = seed {
+                    game.rng = ChaCha8Rng::seed_from_u64(seed);
+                    // Streams are numbered by the game's place in the whole batch.
+                    game.rng.set_stream(rows.base as u64 + i as u64);
+                }
+                game.state = random_opening(&rules, opening, &mut game.rng);
+                game.reset_next = false;
+                write_fresh(game, &mut rows.rows, i);
+            }
+        });
+    }
+
+    /// Play `actions[i]` in game `i`, for every game, writing the results into the buffers.
+    ///
+    /// Every action is checked before any game moves: an out-of-range or illegal action, or one
+    /// for a game that has ended under [`AutoReset::Off`], is an error naming the game, and no
+    /// game or buffer changes. Under `NextStep`, the actions of games being reset are ignored.
+    pub fn step<A: ActionIndex>(&mut self, actions: &[A]) -> Result<(), Error> {
+        self.check(actions)?;
+        let (rules, config) = (self.rules, self.config);
+        self.for_each_part(&|games, rows| {
+            let actions = &actions[rows.base..rows.base + games.len()];
+            for (i, game) in games.iter_mut().enumerate() {
+                step_game(&rules, &config, game, actions[i], &mut rows.rows, i);
+            }
+        });
+        Ok(())
+    }
+
+    fn check<A: ActionIndex>(&self, actions: &[A]) -> Result<(), Error> {
+        if actions.len() != self.games.len() {
+            return Err(Error::Batch {
+                message: format!(
+                    "expected {} actions, one per game, got {}",
+                    self.games.len(),
+                    actions.len()
+                ),
+            });
+        }
+        for (i, (game, &a)) in self.games.iter().zip(actions).enumerate() {
+            if game.reset_next {
+                continue;
+            }
+            let at = |e: Error| Error::Batch {
+                message: format!("game {i}: {e}"),
+            };
+            let action = a
+                .to_action()
+                .filter(|&x| x < self.rules.holes())
+                .ok_or_else(|| {
+                    at(Error::ActionOutOfRange {
+                        action: a.raw(),
+                        holes: self.rules.holes(),
+                    })
+                })?;
+            if !game.state.is_legal(action) {
+                return Err(at(game
+                    .state
+                    .check(action)
+                    .expect_err("an illegal action fails its check")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Draw a uniformly random legal action for every game from its own stream into `out`; a game
+    /// with no legal move (ended, under `NextStep` or `Off`) gets 0.
+    pub fn sample_actions(&mut self, out: &mut [usize]) -> Result<(), Error> {
+        if out.len() != self.games.len() {
+            return Err(Error::Batch {
+                message: format!(
+                    "expected room for {} actions, got {}",
+                    self.games.len(),
+                    out.len()
+                ),
+            });
+        }
+        for (game, slot) in self.games.iter_mut().zip(out.iter_mut()) {
+            *slot = random_action(&game.state, &mut game.rng).unwrap_or(0);
+        }
+        Ok(())
+    }
+
+    /// Run `f` on disjoint slices of the games and their buffer rows, one per thread.
+    fn for_each_part(&mut self, f: &(dyn Fn(&mut [Game], &mut Part<'_>) + Sync)) {
+        let num = self.games.len();
+        let parts = self
+            .pool
+            .threads()
+            .min(num.div_ceil(MIN_GAMES_PER_THREAD))
+            .max(1);
+        let chunk = num.div_ceil(parts);
+        let raw = RawBuffers {
+            games: self.games.as_mut_ptr(),
+            obs: self.observations.as_mut_ptr(),
+            final_obs: self.final_observations.as_mut_ptr(),
+            masks: self.masks.as_mut_ptr(),
+            rewards: self.rewards.as_mut_ptr(),
+            terminated: self.terminated.as_mut_ptr(),
+            truncated: self.truncated.as_mut_ptr(),
+            to_move: self.to_move.as_mut_ptr(),
+            obs_len: self.rules.observation_len(),
+            holes: self.rules.holes(),
+        };
+        self.pool.run(parts, &|p| {
+            let start = (p * chunk).min(num);
+            let end = ((p + 1) * chunk).min(num);
+            // SAFETY: the buffers were made by `new` in standard layout and are borrowed mutably
+            // by `self` for this call; part `p` alone takes games `start..end`.
+            let (games, rows) = unsafe { raw.rows(start, end) };
+            f(games, &mut Part { base: start, rows });
+        });
+    }
+
+    /// Number of games.
+    pub fn num_envs(&self) -> usize {
+        self.games.len()
+    }
+    /// The rules every game is played by.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+    /// The configuration.
+    pub fn config(&self) -> &VecConfig {
+        &self.config
+    }
+    /// The state of game `i`.
+    pub fn state(&self, i: usize) -> &State {
+        &self.games[i].state
+    }
+    /// Observations, `num_envs x (2n + 2)`, relative to each game's player to move.
+    pub fn observations(&self) -> ArrayView2<'_, f32> {
+        self.observations.view()
+    }
+    /// Under `SameStep`: the observation of each game's final state, for rows whose game ended
+    /// in the last step; other rows are stale.
+    pub fn final_observations(&self) -> ArrayView2<'_, f32> {
+        self.final_observations.view()
+    }
+    /// Legal-move masks, `num_envs x n`.
+    pub fn masks(&self) -> ArrayView2<'_, bool> {
+        self.masks.view()
+    }
+    /// Reward of the last move for the player who made it.
+    pub fn rewards(&self) -> ArrayView1<'_, f32> {
+        self.rewards.view()
+    }
+    /// Whether the last move ended the game by the rules.
+    pub fn terminated(&self) -> ArrayView1<'_, bool> {
+        self.terminated.view()
+    }
+    /// Whether the last move reached `max_plies`.
+    pub fn truncated(&self) -> ArrayView1<'_, bool> {
+        self.truncated.view()
+    }
+    /// The player to move in each game (0 South, 1 North), matching `observations`.
+    pub fn to_move(&self) -> ArrayView1<'_, u8> {
+        self.to_move.view()
+    }
+}
+
+/// One thread's share: its games' rows, and where they start in the batch.
+struct Part<'a> {
+    base: usize,
+    rows: Rows<'a>,
+}
+
+/// Write the rows of game `i` for a state that starts a game.
+#[inline]
+fn write_fresh(game: &Game, rows: &mut Rows<'_>, i: usize) {
+    let s = &game.state;
+    let (l, n) = (s.rules().observation_len(), s.holes());
+    s.write_observation(&mut rows.obs[i * l..(i + 1) * l]);
+    s.write_mask(&mut rows.masks[i * n..(i + 1) * n]);
+    rows.rewards[i] = 0.0;
+    rows.terminated[i] = false;
+    rows.truncated[i] = false;
+    rows.to_move[i] = s.to_move().index() as u8;
+}
+
+#[inline]
+fn step_game<A: ActionIndex>(
+    rules: &Rules,
+    config: &VecConfig,
+    game: &mut Game,
+    action: A,
+    rows: &mut Rows<'_>,
+    i: usize,
+) {
+    if game.reset_next {
+        game.state = random_opening(rules, config.random_opening, &mut game.rng);
+        game.reset_next = false;
+        write_fresh(game, rows, i);
+        return;
+    }
+    let (l, n) = (rules.observation_len(), rules.holes());
+    let mover = game.state.to_move();
+    let action = action
+        .to_action()
+        .expect("actions are checked before stepping");
+    let next = game.state.play_unchecked(action);
+    game.state = next;
+    let over = next.is_over();
+    if !over {
+        next.write_observation(&mut rows.obs[i * l..(i + 1) * l]);
+        next.write_mask(&mut rows.masks[i * n..(i + 1) * n]);
+        rows.rewards[i] = 0.0;
+        rows.terminated[i] = false;
+        rows.truncated[i] = false;
+        rows.to_move[i] = next.to_move().index() as u8;
+        return;
+    }
+    let reward = next.outcome().reward(mover);
+    let (terminated, truncated) = (next.is_terminal(), next.is_truncated());
+    match config.autoreset {
+        AutoReset::SameStep => {
+            next.write_observation(&mut rows.final_obs[i * l..(i + 1) * l]);
+            game.state = random_opening(rules, config.random_opening, &mut game.rng);
+            write_fresh(game, rows, i);
+        }
+        AutoReset::NextStep | AutoReset::Off => {
+            next.write_observation(&mut rows.obs[i * l..(i + 1) * l]);
+            next.write_mask(&mut rows.masks[i * n..(i + 1) * n]);
+            rows.to_move[i] = next.to_move().index() as u8;
+            game.reset_next = config.autoreset == AutoReset::NextStep;
+        }
+    }
+    rows.rewards[i] = reward;
+    rows.terminated[i] = terminated;
+    rows.truncated[i] = truncated;
+}
