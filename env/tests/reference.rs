@@ -1,0 +1,249 @@
+//! The engine against a second, deliberately naive implementation of RULES.md: seeds dropped one
+//! at a time on a `Vec`, laps counted to the cap with no cycle detection, the end of the game and
+//! truncation applied as the rules word them. Over random games of every preset and of unusual
+//! custom rules, both must agree on every position: board, captures, player to move, legal and
+//! endless moves, outcome, and what each move did.
+//!
+//! The engine packs the board into words and detects cycles early; this test is what lets it do
+//! so safely.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use sowing_env::{Direction, Outcome, PRESETS, Player, Rules, State, Trigger, random_action};
+
+/// A position as the naive implementation keeps it.
+#[derive(Clone, Debug, PartialEq)]
+struct Naive {
+    cells: Vec<u8>,
+    captured: [u8; 2],
+    to_move: usize,
+    ply: u32,
+    legal: u16,
+    endless: u16,
+    outcome: Outcome,
+}
+
+/// Where a naive sowing ended: the board after it, the last hole, laps and seeds sown.
+struct Sown {
+    cells: Vec<u8>,
+    last: usize,
+    laps: u32,
+    sown: u32,
+}
+
+/// Sow hole `origin` seed by seed; `None` when the move has not ended after `max_laps` laps.
+fn naive_sow(cells: &[u8], origin: usize, rules: &Rules) -> Option<Sown> {
+    let ring = cells.len();
+    let mut b = cells.to_vec();
+    let (mut hole, mut laps, mut sown) = (origin, 0, 0);
+    loop {
+        let mut hand = b[hole];
+        b[hole] = 0;
+        laps += 1;
+        sown += hand as u32;
+        let clockwise = rules.direction() == Direction::Parity && hand % 2 == 1;
+        let mut at = hole;
+        while hand > 0 {
+            at = if clockwise {
+                (at + ring - 1) % ring
+            } else {
+                (at + 1) % ring
+            };
+            if rules.skip_origin() && at == hole {
+                continue;
+            }
+            b[at] += 1;
+            hand -= 1;
+        }
+        if b[at] == 1 {
+            return Some(Sown {
+                cells: b,
+                last: at,
+                laps,
+                sown,
+            });
+        }
+        if laps >= rules.max_laps() {
+            return None;
+        }
+        hole = at;
+    }
+}
+
+/// The position with `to_move` to move, its mask worked out and the end of the game applied.
+fn naive_settle(
+    rules: &Rules,
+    mut cells: Vec<u8>,
+    mut captured: [u8; 2],
+    to_move: usize,
+    ply: u32,
+) -> Naive {
+    let n = rules.holes();
+    let (mut legal, mut endless) = (0u16, 0u16);
+    for a in 0..n {
+        let hole = to_move * n + a;
+        if cells[hole] > 0 {
+            match naive_sow(&cells, hole, rules) {
+                Some(_) => legal |= 1 << a,
+                None => endless |= 1 << a,
+            }
+        }
+    }
+    let outcome = if legal == 0 {
+        let left: u32 = cells.iter().map(|&c| c as u32).sum();
+        captured[1 - to_move] += left as u8;
+        cells.iter_mut().for_each(|c| *c = 0);
+        match captured[0].cmp(&captured[1]) {
+            std::cmp::Ordering::Greater => Outcome::Won(Player::South),
+            std::cmp::Ordering::Less => Outcome::Won(Player::North),
+            std::cmp::Ordering::Equal => Outcome::Draw,
+        }
+    } else if ply >= rules.max_plies() {
+        legal = 0;
+        Outcome::Truncated
+    } else {
+        Outcome::Ongoing
+    };
+    Naive {
+        cells,
+        captured,
+        to_move,
+        ply,
+        legal,
+        endless,
+        outcome,
+    }
+}
+
+/// Play legal action `a`; also gives (laps, sown, captured, last).
+fn naive_play(rules: &Rules, s: &Naive, a: usize) -> (Naive, (u32, u32, u32, usize)) {
+    let n = rules.holes();
+    let ring = 2 * n;
+    let sowing = naive_sow(&s.cells, s.to_move * n + a, rules).expect("a legal move ends");
+    let mut cells = sowing.cells;
+    let mut captured = s.captured;
+    let last = sowing.last;
+    let mut taken = 0;
+    let facing = ring - 1 - last;
+    if last / n == s.to_move && cells[facing] > 0 {
+        taken = cells[facing] as u32;
+        cells[facing] = 0;
+        if rules.trigger() == Trigger::Take {
+            taken += 1;
+            cells[last] = 0;
+        }
+        captured[s.to_move] += taken as u8;
+    }
+    let next = naive_settle(rules, cells, captured, 1 - s.to_move, s.ply + 1);
+    (next, (sowing.laps, sowing.sown, taken, last))
+}
+
+fn assert_agree(engine: &State, naive: &Naive) {
+    assert_eq!(engine.cells(), naive.cells, "board");
+    assert_eq!(
+        [
+            engine.captured(Player::South),
+            engine.captured(Player::North)
+        ],
+        naive.captured,
+        "captures"
+    );
+    assert_eq!(engine.to_move().index(), naive.to_move);
+    assert_eq!(engine.ply(), naive.ply);
+    assert_eq!(
+        engine.legal_mask(),
+        naive.legal,
+        "legal moves of {engine:?}"
+    );
+    assert_eq!(
+        engine.endless_mask(),
+        naive.endless,
+        "endless moves of {engine:?}"
+    );
+    assert_eq!(engine.outcome(), naive.outcome);
+}
+
+/// Random games of `rules`: at every position, every legal move is played by both and compared,
+/// then one of them at random is followed.
+fn compare(rules: &Rules, games: u32, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for _ in 0..games {
+        let mut engine = State::initial(rules);
+        let mut naive = naive_settle(
+            rules,
+            vec![rules.seeds() as u8; 2 * rules.holes()],
+            [0, 0],
+            0,
+            0,
+        );
+        assert_agree(&engine, &naive);
+        while let Some(chosen) = random_action(&engine, &mut rng) {
+            for a in engine.legal_actions() {
+                let (next, info) = engine.play_with_info(a).unwrap();
+                let (naive_next, (laps, sown, captured, last)) = naive_play(rules, &naive, a);
+                assert_agree(&next, &naive_next);
+                assert_eq!(
+                    (info.laps, info.sown, info.captured, info.last),
+                    (laps, sown, captured, last),
+                    "what action {a} did from {engine:?}"
+                );
+            }
+            engine = engine.play(chosen).unwrap();
+            naive = naive_play(rules, &naive, chosen).0;
+        }
+    }
+}
+
+#[test]
+fn presets_agree_with_the_naive_rules() {
+    for (i, name) in PRESETS.iter().enumerate() {
+        compare(&Rules::preset(name).unwrap(), 300, i as u64);
+    }
+}
+
+#[test]
+fn custom_rules_agree_with_the_naive_rules() {
+    let base = Rules::preset("en-dodoi-6").unwrap();
+    let variants: Vec<Rules> = vec![
+        base.with(|r| r.skip_origin = true).unwrap(),
+        base.with(|r| {
+            r.seeds = 12;
+            r.skip_origin = true;
+        })
+        .unwrap(),
+        base.with(|r| {
+            r.direction = Direction::Parity;
+            r.trigger = Trigger::Leave;
+            r.skip_origin = true;
+        })
+        .unwrap(),
+        // Laps that go round several times, on a small board.
+        base.with(|r| {
+            r.holes = 3;
+            r.seeds = 20;
+        })
+        .unwrap(),
+        base.with(|r| {
+            r.holes = 1;
+            r.seeds = 3;
+            r.direction = Direction::Parity;
+        })
+        .unwrap(),
+        // The largest board, and the most seeds it can hold.
+        base.with(|r| {
+            r.holes = 16;
+            r.seeds = 7;
+        })
+        .unwrap(),
+        // Caps low enough to cut moves and games short.
+        base.with(|r| {
+            r.max_laps = 3;
+            r.max_plies = 20;
+        })
+        .unwrap(),
+        base.with(|r| r.max_laps = 1).unwrap(),
+    ];
+    for (i, rules) in variants.iter().enumerate() {
+        compare(rules, 200, 100 + i as u64);
+    }
+}
