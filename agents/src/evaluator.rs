@@ -2,7 +2,7 @@
 //! both implement it, so one search serves both.
 
 use rand_chacha::ChaCha8Rng;
-use sowing_env::{MAX_HOLES, State};
+use sowing_env::{MAX_HOLES, State, random_action};
 
 /// A leaf's evaluation, from the point of view of the player to move there.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,6 +24,33 @@ pub trait Evaluator: Send {
     fn evaluate_batch(&mut self, states: &[State], rng: &mut ChaCha8Rng, out: &mut [Evaluation]) {
         for (s, slot) in states.iter().zip(out.iter_mut()) {
             *slot = self.evaluate(s, rng);
+        }
+    }
+}
+
+/// Values a leaf by one uniformly random game played out from it: +1 if the player to move there
+/// wins, -1 if they lose, 0 for a draw or a truncated game. Priors are uniform over the legal
+/// actions.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rollout;
+
+impl Evaluator for Rollout {
+    fn evaluate(&mut self, state: &State, rng: &mut ChaCha8Rng) -> Evaluation {
+        let mut priors = [0.0; MAX_HOLES];
+        let mask = state.legal_mask();
+        let share = 1.0 / mask.count_ones().max(1) as f32;
+        for (a, p) in priors.iter_mut().enumerate() {
+            if mask >> a & 1 == 1 {
+                *p = share;
+            }
+        }
+        let mut s = *state;
+        while let Some(a) = random_action(&s, rng) {
+            s = s.play_unchecked(a);
+        }
+        Evaluation {
+            priors,
+            value: s.outcome().reward(state.to_move()),
         }
     }
 }

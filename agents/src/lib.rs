@@ -1,10 +1,25 @@
 //! # sowing-agents
 //!
-//! Players for the sowing games, built on `sowing-env`: the [`Agent`] trait and the search
-//! baselines, and the [`Evaluator`] trait that lets a network replace random rollouts.
+//! Players for the sowing games, built on `sowing-env`: the [`Agent`] trait, the search
+//! baselines (random, greedy, alpha-beta, MCTS), agent specs ([`from_spec`]), the [`Evaluator`]
+//! trait that lets a network replace random rollouts, and the [`arena`] that plays them against
+//! each other.
 
 mod agent;
+mod alphabeta;
+pub mod arena;
 mod evaluator;
+mod greedy;
+mod hash;
+mod mcts;
+mod random;
+mod spec;
+pub mod stats;
 
 pub use agent::Agent;
-pub use evaluator::{Evaluation, Evaluator};
+pub use alphabeta::{AlphaBeta, CAPTURE_WEIGHT, SearchInfo, WIN};
+pub use evaluator::{Evaluation, Evaluator, Rollout};
+pub use greedy::Greedy;
+pub use mcts::{EXPLORATION, MAX_SIMULATIONS, Mcts, MctsInfo};
+pub use random::RandomAgent;
+pub use spec::{Budget, FORMS, MAX_TIME, SpecError, from_spec, parse_budget};

@@ -1,0 +1,254 @@
+//! Monte Carlo tree search with UCT. The tree policy (selection by UCB1, expansion, backing up)
+//! lives here; how a new leaf is valued is an [`Evaluator`]: [`Rollout`] plays one random game
+//! out, and a network can take its place without touching the search.
+//!
+//! Nodes live in one arena (`Vec`) that keeps its allocation from move to move, so a search
+//! allocates nothing once the agent has played a few moves. A child's position is made only when
+//! it is first visited. With a simulation budget the search is fixed by the random stream it is
+//! given; with a time budget it is not, since the simulations done depend on the machine.
+
+use crate::agent::Agent;
+use crate::evaluator::{Evaluator, Rollout};
+use crate::spec::Budget;
+use rand_chacha::ChaCha8Rng;
+use sowing_env::State;
+use std::time::Instant;
+
+/// The largest simulation budget accepted.
+pub const MAX_SIMULATIONS: u32 = 10_000_000;
+
+/// UCB1's exploration constant, for values in `[-1, 1]`.
+pub const EXPLORATION: f32 = 1.0;
+
+/// Simulations between two looks at the clock under a time budget.
+const CLOCK_EVERY: u32 = 16;
+
+/// One node of the tree.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// The position; made on the first visit (until then, a copy of the parent's).
+    state: State,
+    /// Sum of the values backed up through this node, for the player who moved into it.
+    value_sum: f32,
+    visits: u32,
+    first_child: u32,
+    children: u8,
+    action: u8,
+    expanded: bool,
+}
+
+/// What the last search did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MctsInfo {
+    /// Simulations run.
+    pub simulations: u32,
+    /// Nodes in the tree at the end.
+    pub nodes: usize,
+}
+
+/// UCT search with a pluggable leaf evaluator.
+#[derive(Debug)]
+pub struct Mcts<E: Evaluator = Rollout> {
+    budget: Budget,
+    evaluator: E,
+    exploration: f32,
+    name: String,
+    nodes: Vec<Node>,
+    path: Vec<u32>,
+    last: MctsInfo,
+}
+
+impl Mcts<Rollout> {
+    /// UCT with random rollouts: `Count(k)` runs `k` simulations per move, `Time(t)` runs them
+    /// until `t` has passed (at least one).
+    pub fn new(budget: Budget) -> Mcts<Rollout> {
+        Mcts::with_evaluator(budget, Rollout, format!("mcts:{}", budget.spec()))
+    }
+}
+
+impl<E: Evaluator> Mcts<E> {
+    /// UCT with `evaluator` valuing new leaves; `name` is what [`Agent::name`] reports.
+    pub fn with_evaluator(budget: Budget, evaluator: E, name: String) -> Mcts<E> {
+        Mcts {
+            budget,
+            evaluator,
+            exploration: EXPLORATION,
+            name,
+            nodes: Vec::new(),
+            path: Vec::new(),
+            last: MctsInfo::default(),
+        }
+    }
+
+    /// What the last search did.
+    pub fn last_search(&self) -> MctsInfo {
+        self.last
+    }
+
+    /// The root's children after the last search: action, visits, mean value for the player to
+    /// move at the root.
+    pub fn root_children(&self) -> Vec<(usize, u32, f32)> {
+        let Some(root) = self.nodes.first() else {
+            return Vec::new();
+        };
+        let first = root.first_child as usize;
+        self.nodes[first..first + root.children as usize]
+            .iter()
+            .map(|c| {
+                (
+                    c.action as usize,
+                    c.visits,
+                    c.value_sum / c.visits.max(1) as f32,
+                )
+            })
+            .collect()
+    }
+
+    /// Search `state` (not over) and give the most visited action (ties: the better mean value,
+    /// then the lower action).
+    pub fn search(&mut self, state: &State, rng: &mut ChaCha8Rng) -> usize {
+        self.nodes.clear();
+        self.nodes.push(Node {
+            state: *state,
+            value_sum: 0.0,
+            visits: 0,
+            first_child: 0,
+            children: 0,
+            action: 0,
+            expanded: false,
+        });
+        let mut simulations = 0;
+        match self.budget {
+            Budget::Count(k) => {
+                if self.nodes.capacity() < k as usize * (state.holes() + 1) {
+                    self.nodes.reserve(k as usize * (state.holes() + 1));
+                }
+                for _ in 0..k {
+                    self.simulate(rng);
+                }
+                simulations = k;
+            }
+            Budget::Time(t) => {
+                let deadline = Instant::now() + t;
+                loop {
+                    for _ in 0..CLOCK_EVERY {
+                        self.simulate(rng);
+                    }
+                    simulations += CLOCK_EVERY;
+                    if Instant::now() >= deadline {
+                        break;
+                    }
+                }
+            }
+        }
+        self.last = MctsInfo {
+            simulations,
+            nodes: self.nodes.len(),
+        };
+        let root = self.nodes[0];
+        let first = root.first_child as usize;
+        let mut best = first;
+        for c in first + 1..first + root.children as usize {
+            let (n, b) = (&self.nodes[c], &self.nodes[best]);
+            let (q, qb) = (
+                n.value_sum / n.visits.max(1) as f32,
+                b.value_sum / b.visits.max(1) as f32,
+            );
+            if n.visits > b.visits || (n.visits == b.visits && q > qb) {
+                best = c;
+            }
+        }
+        self.nodes[best].action as usize
+    }
+
+    /// One simulation: select down the tree, make and value one new leaf, back the value up.
+    fn simulate(&mut self, rng: &mut ChaCha8Rng) {
+        self.path.clear();
+        let mut idx = 0;
+        let value = loop {
+            self.path.push(idx as u32);
+            let node = &self.nodes[idx];
+            if node.state.is_over() {
+                break node.state.outcome().reward(node.state.to_move());
+            }
+            if !node.expanded {
+                break self.expand(idx, rng);
+            }
+            let child = self.select(idx);
+            if self.nodes[child].visits == 0 {
+                let action = self.nodes[child].action as usize;
+                self.nodes[child].state = self.nodes[idx].state.play_unchecked(action);
+            }
+            idx = child;
+        };
+        // `value` is for the player to move at the leaf; each node keeps the value for the
+        // player who moved into it, which alternates up the path.
+        let mut v = -value;
+        for &i in self.path.iter().rev() {
+            let node = &mut self.nodes[i as usize];
+            node.visits += 1;
+            node.value_sum += v;
+            v = -v;
+        }
+    }
+
+    /// Value the leaf `idx` with the evaluator and give it one child per legal action.
+    fn expand(&mut self, idx: usize, rng: &mut ChaCha8Rng) -> f32 {
+        let state = self.nodes[idx].state;
+        let eval = self.evaluator.evaluate(&state, rng);
+        let first = self.nodes.len();
+        for action in state.legal_actions() {
+            self.nodes.push(Node {
+                state,
+                value_sum: 0.0,
+                visits: 0,
+                first_child: 0,
+                children: 0,
+                action: action as u8,
+                expanded: false,
+            });
+        }
+        let node = &mut self.nodes[idx];
+        node.first_child = first as u32;
+        node.children = state.legal_count() as u8;
+        node.expanded = true;
+        eval.value
+    }
+
+    /// UCB1: an unvisited child first (lowest action), else the best mean plus exploration bonus.
+    fn select(&self, idx: usize) -> usize {
+        let node = &self.nodes[idx];
+        let first = node.first_child as usize;
+        let log_n = (node.visits as f32).ln();
+        let mut best = first;
+        let mut best_score = f32::NEG_INFINITY;
+        for c in first..first + node.children as usize {
+            let child = &self.nodes[c];
+            if child.visits == 0 {
+                return c;
+            }
+            let n = child.visits as f32;
+            let score = child.value_sum / n + self.exploration * (log_n / n).sqrt();
+            if score > best_score {
+                best_score = score;
+                best = c;
+            }
+        }
+        best
+    }
+}
+
+impl<E: Evaluator> Agent for Mcts<E> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    /// On a finished game, which has no legal move, this gives 0, which `State::play` refuses.
+    fn choose(&mut self, state: &State, rng: &mut ChaCha8Rng) -> usize {
+        match state.legal_count() {
+            0 => 0,
+            1 => state.legal_actions().next().unwrap_or(0),
+            _ => self.search(state, rng),
+        }
+    }
+}
