@@ -1,0 +1,43 @@
+"""Sowing: the relay-sowing mancala games of East Africa (En Dodoi, Sadeqa III, Cross-Endodoi)
+as fast, exact reinforcement-learning environments, over a Rust engine.
+
+- ``Rules``, ``State``, ``variants()``: the game itself (``State`` is immutable; ``play``
+  returns the next state).
+- ``gymnasium.make("sowing/<preset>-v0", opponent="random")``: one side against an opponent
+  (registered on import); see ``sowing.env``.
+- ``sowing.vector.SelfPlayVec``: many games of self-play stepped in Rust, the fast path;
+  ``sowing.vector.VecEnv``: a Gymnasium vector env.
+- ``sowing.pettingzoo.env(variant)``: the two-player game as a PettingZoo AEC env.
+
+Players are numbered 0 (South, moves first) and 1 (North). ``State.board`` uses the absolute
+hole numbering of RULES.md; actions are relative to the mover, ``0..n`` from the mover's left.
+"""
+
+from ._sowing import (
+    MAX_HOLES,
+    GameOverError,
+    IllegalActionError,
+    Rules,
+    State,
+    variant_source,
+    variants,
+)
+from .env import SowingEnv, register_envs
+
+SOUTH = 0
+NORTH = 1
+
+__all__ = [
+    "MAX_HOLES",
+    "NORTH",
+    "SOUTH",
+    "GameOverError",
+    "IllegalActionError",
+    "Rules",
+    "SowingEnv",
+    "State",
+    "variant_source",
+    "variants",
+]
+
+register_envs()

@@ -1,0 +1,165 @@
+"""The single-agent Gymnasium environment: the agent plays one side of a game against an
+opponent, which moves inside ``step``.
+
+``gymnasium.make("sowing/<preset>-v0", opponent=..., agent_side=...)`` builds it for every
+preset (registered when ``sowing`` is imported).
+
+- Observation: float32, ``2n + 2`` values in ``[0, 1]``, relative to the agent (own row, the
+  opponent's row in sowing order, own and opponent's captures, over the seeds in play).
+- Action: ``Discrete(n)``, the agent's hole counted from its own left.
+- Reward: +1 if the agent wins, -1 if it loses, 0 for a draw and at every other step.
+- ``terminated``: the game ended by the rules; ``truncated``: it reached ``max_plies``.
+- ``info["action_mask"]`` and ``action_masks()`` (for sb3-contrib's MaskablePPO): the agent's
+  legal moves, all false once the game is over.
+- An illegal or out-of-range action raises ``sowing.IllegalActionError`` (a ``ValueError``)
+  whose message lists the legal actions; there is no silent penalty. A step after the end
+  without a reset raises ``sowing.GameOverError``.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, SupportsInt
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from . import _opponents
+from ._sowing import Rules, State
+
+SIDES = {"south": 0, "north": 1}
+
+
+def side_arg(agent_side: int | str) -> int | None:
+    """0 or 1 for a fixed side, ``None`` for a random one per episode."""
+    if agent_side == "random":
+        return None
+    if isinstance(agent_side, str) and agent_side in SIDES:
+        return SIDES[agent_side]
+    if agent_side in (0, 1) and not isinstance(agent_side, bool):
+        return int(agent_side)
+    raise ValueError(
+        f'agent_side must be 0 or "south" (moves first), 1 or "north", or "random"; got {agent_side!r}'
+    )
+
+
+class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
+    """One game of ``variant`` (a preset name or a ``sowing.Rules``), the agent against
+    ``opponent`` (``"random"``, an agent spec such as ``"alphabeta:6"``, a callable taking a
+    ``State``, or an object with ``choose(state)``), on ``agent_side`` (0/"south", 1/"north" or
+    "random", drawn at each reset from the environment's random stream)."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        variant: str | Rules = "en-dodoi-8",
+        opponent: Any = "random",
+        agent_side: int | str = "random",
+        render_mode: str | None = None,
+    ) -> None:
+        self.rules = variant if isinstance(variant, Rules) else Rules.preset(variant)
+        self._policy, self.opponent_name, self._agent = _opponents.resolve(opponent)
+        self._fixed_side = side_arg(agent_side)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r} is not supported; modes: {self.metadata['render_modes']}"
+            )
+        self.render_mode = render_mode
+        n, length = self.rules.holes, self.rules.observation_len
+        self.observation_space = spaces.Box(0.0, 1.0, (length,), np.float32)
+        self.action_space = spaces.Discrete(n)
+        self._state: State | None = None
+        self.agent_side = 0 if self._fixed_side is None else self._fixed_side
+        self.last_opponent_action: int | None = None
+
+    @property
+    def state(self) -> State:
+        """The current position (raises before the first reset)."""
+        if self._state is None:
+            raise gymnasium.error.ResetNeeded("call reset() before using the environment")
+        return self._state
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        if self._fixed_side is None:
+            self.agent_side = int(rng.integers(2))
+        if self._agent is not None:
+            if hasattr(self._agent, "seed"):
+                self._agent.seed(int(rng.integers(2**63)))
+            if hasattr(self._agent, "new_game"):
+                self._agent.new_game()
+        self._state = State.initial(self.rules)
+        self.last_opponent_action = None
+        if self._state.to_move != self.agent_side:
+            self._state, self.last_opponent_action = _opponents.play(
+                self._policy, self.opponent_name, self._state, rng
+            )
+        return self._observation(), self._info()
+
+    def step(
+        self, action: SupportsInt
+    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        state = self.state
+        try:
+            a = operator.index(action)  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(
+                f"an action is an integer 0 to {self.rules.holes - 1}, got {type(action).__name__}"
+            ) from None
+        state = state.play(a)
+        self.last_opponent_action = None
+        if not state.is_over():
+            state, self.last_opponent_action = _opponents.play(
+                self._policy, self.opponent_name, state, self.np_random
+            )
+        self._state = state
+        reward = state.returns()[self.agent_side]
+        return (
+            self._observation(),
+            float(reward),
+            state.is_terminal(),
+            state.is_truncated(),
+            self._info(),
+        )
+
+    def action_masks(self) -> np.ndarray:
+        """The agent's legal moves as bools (sb3-contrib's MaskablePPO calls this)."""
+        return self.state.legal_mask()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        side = "South" if self.agent_side == 0 else "North"
+        return f"agent: {side}, opponent: {self.opponent_name}\n{self.state.render()}"
+
+    def _observation(self) -> np.ndarray:
+        return self.state.observation(self.agent_side)
+
+    def _info(self) -> dict[str, Any]:
+        state = self.state
+        return {
+            "action_mask": state.legal_mask(),
+            "agent_side": self.agent_side,
+            "opponent_action": self.last_opponent_action,
+            "ply": state.ply,
+            "outcome": state.outcome(),
+        }
+
+
+def register_envs() -> None:
+    """Register ``sowing/<preset>-v0`` for every preset (done on ``import sowing``)."""
+    from ._sowing import variants
+
+    for name in variants():
+        env_id = f"sowing/{name}-v0"
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                id=env_id,
+                entry_point="sowing.env:SowingEnv",
+                kwargs={"variant": name},
+            )

@@ -1,0 +1,27 @@
+//! The native module `sowing._sowing`: Python bindings for `sowing-env`, kept thin. The
+//! pure-Python package around it (`python/sowing`) adds Gymnasium, PettingZoo and the vector
+//! environments; `_sowing.pyi` documents this module's types.
+
+mod error;
+mod rules;
+mod state;
+mod vec;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<rules::PyRules>()?;
+    m.add_class::<state::PyState>()?;
+    m.add_class::<vec::PySelfPlayVec>()?;
+    m.add_function(wrap_pyfunction!(rules::variants, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::variant_source, m)?)?;
+    m.add(
+        "IllegalActionError",
+        py.get_type::<error::IllegalActionError>(),
+    )?;
+    m.add("GameOverError", py.get_type::<error::GameOverError>())?;
+    m.add("MAX_HOLES", sowing_env::MAX_HOLES)?;
+    Ok(())
+}
