@@ -1,21 +1,28 @@
+//! Random-play speed on one thread, for profiling the hot path: `cargo run --release --example
+//! speed -p sowing-env -- [variant] [games]`.
 use rand::SeedableRng;
-use sowing_env::*;
+use sowing_env::{Rules, State, random_action};
+
 fn main() {
-    let r = Rules::preset("en-dodoi-8").unwrap();
+    let mut args = std::env::args().skip(1);
+    let variant = args.next().unwrap_or_else(|| "en-dodoi-8".into());
+    let games: u64 = args
+        .next()
+        .map_or(20_000, |g| g.parse().expect("games is a number"));
+    let rules = Rules::preset(&variant).expect("a preset name");
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-    let t = std::time::Instant::now();
+    let start = std::time::Instant::now();
     let mut moves = 0u64;
-    while t.elapsed().as_secs_f64() < 3.0 {
-        for _ in 0..1000 {
-            let mut s = State::initial(&r);
-            while let Some(a) = random_action(&s, &mut rng) {
-                s = s.play_unchecked(a);
-                moves += 1;
-            }
+    for _ in 0..games {
+        let mut s = State::initial(&rules);
+        while let Some(a) = random_action(&s, &mut rng) {
+            s = s.play_unchecked(a);
+            moves += 1;
         }
     }
+    let secs = start.elapsed().as_secs_f64();
     println!(
-        "{:.2} M moves/s",
-        moves as f64 / t.elapsed().as_secs_f64() / 1e6
+        "{variant}: {moves} moves in {secs:.3}s = {:.2} M moves/s",
+        moves as f64 / secs / 1e6
     );
 }

@@ -84,13 +84,16 @@ impl Board {
         }
     }
 
-    /// Add one seed to each hole of `a..b` (`a <= b <= 32`).
+    /// The packed words: hole `i` is byte `i % 8` (from the low end) of word `i / 8`.
     #[inline(always)]
-    pub(crate) fn add_run(&mut self, a: usize, b: usize) {
-        let (hi, lo) = (&PREFIX[b], &PREFIX[a]);
-        for w in 0..4 {
-            self.words[w] += hi[w] - lo[w];
-        }
+    pub(crate) fn words(&self) -> [u64; 4] {
+        self.words
+    }
+
+    /// Replace the packed words (as from [`Board::words`]).
+    #[inline(always)]
+    pub(crate) fn set_words(&mut self, words: [u64; 4]) {
+        self.words = words;
     }
 
     /// Seeds in holes `a..b`.

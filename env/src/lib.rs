@@ -25,6 +25,8 @@
 mod board;
 mod env;
 mod error;
+mod lap;
+mod legal_mask;
 pub mod observation;
 mod player;
 mod pool;

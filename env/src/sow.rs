@@ -5,6 +5,7 @@
 //! a packed [`Board`], so a lap costs the same whatever the seeds in hand, and it allocates nothing.
 
 use crate::board::Board;
+use crate::lap::{LapTable, lap_table};
 use crate::rules::{Direction, Rules};
 
 /// How a sowing finished.
@@ -27,11 +28,14 @@ pub enum Sowing {
     },
 }
 
+/// Laps sown before cycle detection starts watching.
+pub(crate) const CYCLE_WATCH_FROM: u32 = 48;
+
 /// A lap start: the board with the lifted hole emptied, the hole, and the seeds in hand.
 /// Two equal lap starts mean the sowing is in a cycle and will never end.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct LapStart {
-    board: Board,
+    words: [u64; 4],
     hole: usize,
     hand: u32,
 }
@@ -39,29 +43,161 @@ struct LapStart {
 /// Sow the seeds of hole `origin` (which must hold at least one) until the move ends or is found
 /// endless. On `Ended` the board is the position after sowing, before any capture; on `Endless`
 /// its contents are unspecified.
-///
-/// `ring` is `2 * rules.holes()`, passed in because every caller has it at hand.
 #[inline]
 pub fn sow(board: &mut Board, origin: usize, rules: &Rules) -> Sowing {
-    let ring = 2 * rules.holes();
-    let skip = rules.skip_origin();
-    // With skip_origin a lap that goes round passes over its emptied hole, so it sows a ring of
-    // 2n - 1 holes.
-    let lap_ring = if skip { ring - 1 } else { ring } as u32;
+    // One copy of the lap loop per combination of the two rule switches, so that neither is
+    // tested inside it.
+    // Rings of up to 16 holes (8 a row, most presets) fit in two words.
+    let two_words = rules.holes() <= 8;
+    let ring = Ring::new(rules, rules.skip_origin());
     let max_laps = rules.max_laps();
-    let parity = rules.direction() == Direction::Parity;
+    match (
+        rules.direction() == Direction::Parity,
+        rules.skip_origin(),
+        two_words,
+    ) {
+        (false, false, true) => sow_laps::<false, false, 2>(board, origin, &ring, max_laps),
+        (false, false, false) => sow_laps::<false, false, 4>(board, origin, &ring, max_laps),
+        (false, true, true) => sow_laps::<false, true, 2>(board, origin, &ring, max_laps),
+        (false, true, false) => sow_laps::<false, true, 4>(board, origin, &ring, max_laps),
+        (true, false, true) => sow_laps::<true, false, 2>(board, origin, &ring, max_laps),
+        (true, false, false) => sow_laps::<true, false, 4>(board, origin, &ring, max_laps),
+        (true, true, true) => sow_laps::<true, true, 2>(board, origin, &ring, max_laps),
+        (true, true, false) => sow_laps::<true, true, 4>(board, origin, &ring, max_laps),
+    }
+}
 
+/// `i` reduced into `0..ring`, for `i < 2 * ring`: cheaper than `%` on the hot path.
+#[inline(always)]
+fn wrap(i: usize, ring: usize) -> usize {
+    if i >= ring { i - ring } else { i }
+}
+
+/// The seeds in hole `i` of packed words, picking the word without indexing memory, so that the
+/// words stay in registers for the whole move.
+/// Only the first `W` words are read: the others are empty for rings that fit in `W` words.
+#[inline(always)]
+pub(crate) fn seeds_at<const W: usize>(w: &[u64; 4], i: usize) -> u32 {
+    let odd = i & 8 != 0;
+    let low = if odd { w[1] } else { w[0] };
+    let word = if W == 2 {
+        low
+    } else {
+        let high = if odd { w[3] } else { w[2] };
+        if i & 16 != 0 { high } else { low }
+    };
+    (word >> ((i & 7) * 8)) as u32 & 0xFF
+}
+
+/// Empty hole `i` of packed words (the first `W` of them).
+#[inline(always)]
+pub(crate) fn lift<const W: usize>(w: &mut [u64; 4], i: usize) {
+    let keep = &KEEP[i];
+    for k in 0..W {
+        w[k] &= keep[k];
+    }
+}
+
+/// `KEEP[i]`: every bit set but those of hole `i`.
+const KEEP: [[u64; 4]; 32] = {
+    let mut t = [[u64::MAX; 4]; 32];
+    let mut i = 0;
+    while i < 32 {
+        t[i][i / 8] = !(0xFFu64 << ((i % 8) * 8));
+        i += 1;
+    }
+    t
+};
+
+/// What every lap of one rule set needs, looked up once per move.
+#[derive(Clone, Copy)]
+pub(crate) struct Ring {
+    /// Holes on the board, `2n`.
+    ring: usize,
+    /// Holes one round of a lap sows: `2n`, or `2n - 1` with skip_origin (a lap that goes round
+    /// passes over its emptied hole).
+    lap_ring: u32,
+    table: &'static LapTable,
+    /// One seed in every hole, packed.
+    full: [u64; 4],
+}
+
+impl Ring {
+    #[inline(always)]
+    pub(crate) fn new(rules: &Rules, skip: bool) -> Ring {
+        let ring = 2 * rules.holes();
+        Ring {
+            ring,
+            lap_ring: if skip { ring - 1 } else { ring } as u32,
+            table: lap_table(ring),
+            full: Board::uniform(ring / 2, 1).words(),
+        }
+    }
+
+    /// Sow one lap of `hand` seeds lifted from `hole` (already emptied) into `w`; returns the
+    /// hole the last seed fell into.
+    #[inline(always)]
+    pub(crate) fn lap<const PARITY: bool, const SKIP: bool, const W: usize>(
+        &self,
+        w: &mut [u64; 4],
+        hole: usize,
+        hand: u32,
+    ) -> usize {
+        let rest = if hand < self.lap_ring {
+            hand as usize
+        } else {
+            let rounds = (hand / self.lap_ring) as u64;
+            for k in 0..W {
+                w[k] += self.full[k] * rounds;
+            }
+            if SKIP {
+                lift::<W>(w, hole);
+            }
+            (hand % self.lap_ring) as usize
+        };
+        let clockwise = PARITY && hand & 1 == 1;
+        let lap = if clockwise {
+            self.table.cw(hole, rest)
+        } else {
+            self.table.ccw(hole, rest)
+        };
+        for k in 0..W {
+            w[k] += lap.run[k];
+        }
+        // A lap of whole rounds ends in its own hole, or with skip_origin in the one before it.
+        if SKIP && rest == 0 {
+            if clockwise {
+                wrap(hole + 1, self.ring)
+            } else {
+                wrap(hole + self.ring - 1, self.ring)
+            }
+        } else {
+            lap.last
+        }
+    }
+}
+
+#[inline(always)]
+pub(crate) fn sow_laps<const PARITY: bool, const SKIP: bool, const W: usize>(
+    board: &mut Board,
+    origin: usize,
+    ring: &Ring,
+    max_laps: u32,
+) -> Sowing {
+    let mut w = board.words();
     let mut hole = origin;
-    let mut hand = board.get(hole) as u32;
+    let mut hand = seeds_at::<W>(&w, hole);
     debug_assert!(hand > 0, "sowing an empty hole");
-    board.set(hole, 0);
+    lift::<W>(&mut w, hole);
     let mut laps = 0u32;
     let mut sown = 0u32;
 
     // Brent's cycle detection over lap starts: `saved` is compared with every later lap start
     // and replaced at power-of-two distances, so a cycle is found within a few of its lengths.
+    // Moves that end do so within a few dozen laps, so the watch starts only at
+    // CYCLE_WATCH_FROM laps, keeping its bookkeeping off the common path.
     let mut saved = LapStart {
-        board: *board,
+        words: w,
         hole,
         hand,
     };
@@ -71,50 +207,10 @@ pub fn sow(board: &mut Board, origin: usize, rules: &Rules) -> Sowing {
     loop {
         laps += 1;
         sown += hand;
-        let (rounds, rest) = if hand < lap_ring {
-            (0, hand as usize)
-        } else {
-            (hand / lap_ring, (hand % lap_ring) as usize)
-        };
-        if rounds > 0 {
-            board.add_all(rounds as u64, ring);
-            if skip {
-                board.set(hole, 0);
-            }
-        }
-        let clockwise = parity && hand & 1 == 1;
-        let last = if !clockwise {
-            // Holes hole+1 ..= hole+rest, wrapping past 2n - 1 to 0.
-            let start = hole + 1;
-            let end = start + rest;
-            if end <= ring {
-                board.add_run(start, end);
-            } else {
-                board.add_run(start, ring);
-                board.add_run(0, end - ring);
-            }
-            match (rest, skip) {
-                (0, false) => hole,
-                (0, true) => (hole + ring - 1) % ring,
-                _ => (end - 1) % ring,
-            }
-        } else {
-            // Holes hole-1 down to hole-rest, wrapping below 0 to 2n - 1.
-            if rest <= hole {
-                board.add_run(hole - rest, hole);
-            } else {
-                board.add_run(0, hole);
-                board.add_run(ring + hole - rest, ring);
-            }
-            match (rest, skip) {
-                (0, false) => hole,
-                (0, true) => (hole + 1) % ring,
-                _ => (hole + ring - rest) % ring,
-            }
-        };
-
-        let seeds = board.get(last) as u32;
+        let last = ring.lap::<PARITY, SKIP, W>(&mut w, hole, hand);
+        let seeds = seeds_at::<W>(&w, last);
         if seeds <= 1 {
+            board.set_words(w);
             return Sowing::Ended { last, laps, sown };
         }
         if laps >= max_laps {
@@ -123,21 +219,26 @@ pub fn sow(board: &mut Board, origin: usize, rules: &Rules) -> Sowing {
         // Relay: lift the hole the last seed fell into, and sow on.
         hole = last;
         hand = seeds;
-        board.set(hole, 0);
+        lift::<W>(&mut w, hole);
 
-        let start = LapStart {
-            board: *board,
-            hole,
-            hand,
-        };
-        if start == saved {
-            return Sowing::Endless { laps };
-        }
-        since_saved += 1;
-        if since_saved == power {
-            saved = start;
-            power *= 2;
-            since_saved = 0;
+        if laps >= CYCLE_WATCH_FROM {
+            let start = LapStart {
+                words: w,
+                hole,
+                hand,
+            };
+            if laps == CYCLE_WATCH_FROM {
+                saved = start;
+            } else if start == saved {
+                return Sowing::Endless { laps };
+            } else {
+                since_saved += 1;
+                if since_saved == power {
+                    saved = start;
+                    power *= 2;
+                    since_saved = 0;
+                }
+            }
         }
     }
 }

@@ -176,21 +176,9 @@ impl State {
     /// Sow every candidate move of the player to move, to learn which are legal.
     #[inline]
     fn compute_mask(&mut self) {
-        let n = self.rules.holes();
-        let base = self.to_move.index() * n;
-        let (mut legal, mut endless) = (0u16, 0u16);
-        for a in 0..n {
-            if self.board.get(base + a) == 0 {
-                continue;
-            }
-            let mut b = self.board;
-            match sow(&mut b, base + a, &self.rules) {
-                Sowing::Ended { .. } => legal |= 1 << a,
-                Sowing::Endless { .. } => endless |= 1 << a,
-            }
-        }
-        self.legal = legal;
-        self.endless = endless;
+        let base = self.to_move.index() * self.rules.holes();
+        (self.legal, self.endless) =
+            crate::legal_mask::legal_and_endless(&self.board, base, &self.rules);
     }
 
     /// The rules this game is played by.
