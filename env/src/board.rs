@@ -96,6 +96,16 @@ impl Board {
         self.words = words;
     }
 
+    /// Seeds in every hole `0..32`, in one go (cheaper than 32 calls of [`Board::get`]).
+    #[inline]
+    pub fn bytes(&self) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        for (chunk, w) in out.chunks_exact_mut(8).zip(self.words) {
+            chunk.copy_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+
     /// Seeds in holes `a..b`.
     pub fn sum(&self, a: usize, b: usize) -> u32 {
         let (hi, lo) = (&PREFIX[b], &PREFIX[a]);

@@ -34,14 +34,14 @@ pub fn encode(state: &State, out: &mut [f32]) {
     let scale = 1.0 / rules.total_seeds() as f32;
     let mover = state.to_move();
     let offset = mover.index() * n;
-    let board = state.board();
-    for (i, slot) in out[..ring].iter_mut().enumerate() {
-        let hole = if i + offset < ring {
-            i + offset
-        } else {
-            i + offset - ring
-        };
-        *slot = board.get(hole) as f32 * scale;
+    let cells = state.board().bytes();
+    // The mover's row first: holes offset..ring, then 0..offset.
+    let (own, rest) = out[..ring].split_at_mut(ring - offset);
+    for (slot, &c) in own.iter_mut().zip(&cells[offset..ring]) {
+        *slot = c as f32 * scale;
+    }
+    for (slot, &c) in rest.iter_mut().zip(&cells[..offset]) {
+        *slot = c as f32 * scale;
     }
     out[ring] = state.captured(mover) as f32 * scale;
     out[ring + 1] = state.captured(!mover) as f32 * scale;

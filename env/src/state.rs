@@ -256,9 +256,11 @@ impl State {
         self.legal.count_ones() as usize
     }
     /// Write the mask as one bool per action into `out` (length `holes()`).
+    #[inline]
     pub fn write_mask(&self, out: &mut [bool]) {
+        let legal = self.legal as u32;
         for (a, slot) in out.iter_mut().enumerate() {
-            *slot = self.legal >> a & 1 == 1;
+            *slot = legal >> a & 1 == 1;
         }
     }
 

@@ -100,7 +100,9 @@ action_index!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 #[derive(Clone, Debug)]
 struct Game {
     state: State,
-    rng: ChaCha8Rng,
+    /// Boxed: the stream is ~300 bytes and used only at resets and sampling, so keeping it out
+    /// of line keeps the states that every step walks through close together.
+    rng: Box<ChaCha8Rng>,
     /// Under `NextStep`: the game ended in the last step and resets in the next.
     reset_next: bool,
 }
@@ -203,7 +205,7 @@ impl VecEnv {
             games: vec![
                 Game {
                     state: start,
-                    rng: ChaCha8Rng::seed_from_u64(seed),
+                    rng: Box::new(ChaCha8Rng::seed_from_u64(seed)),
                     reset_next: false
                 };
                 num_envs
@@ -228,7 +230,7 @@ impl VecEnv {
         self.for_each_part(&|games, rows| {
             for (i, game) in games.iter_mut().enumerate() {
                 if let Some(seed) = seed {
-                    game.rng = ChaCha8Rng::seed_from_u64(seed);
+                    *game.rng = ChaCha8Rng::seed_from_u64(seed);
                     // Streams are numbered by the game's place in the whole batch.
                     game.rng.set_stream(rows.base as u64 + i as u64);
                 }
