@@ -56,42 +56,105 @@ pub struct Rules {
 }
 
 /// The unvalidated form of [`Rules`], as written in a JSON or TOML file. Only `holes` and `seeds`
-/// are required; the rest take the defaults of `RULES.md`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// are required; the rest take the defaults of `RULES.md`. Reading one refuses unknown fields,
+/// and every error names the field it is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct RulesSpec {
     /// Holes per row, 1 to 16.
     pub holes: u32,
     /// Seeds per hole at the start; the board may hold at most 255 seeds in all.
     pub seeds: u32,
     /// `take` (default) or `leave`.
-    #[serde(default = "default_trigger")]
     pub trigger: Trigger,
     /// `ccw` (default) or `parity`.
-    #[serde(default = "default_direction")]
     pub direction: Direction,
     /// Whether a lap that goes all the way round skips the hole it was lifted from (default false).
-    #[serde(default)]
     pub skip_origin: bool,
     /// Laps after which a move that has not ended is endless (default 10,000).
-    #[serde(default = "default_max_laps")]
     pub max_laps: u32,
     /// Moves after which a game still going is truncated (default 1,000).
-    #[serde(default = "default_max_plies")]
     pub max_plies: u32,
 }
 
-fn default_trigger() -> Trigger {
-    Trigger::Take
+const SPEC_FIELDS: &[&str] = &[
+    "holes",
+    "seeds",
+    "trigger",
+    "direction",
+    "skip_origin",
+    "max_laps",
+    "max_plies",
+];
+
+impl<'de> Deserialize<'de> for RulesSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RulesSpec, D::Error> {
+        deserializer.deserialize_map(SpecVisitor)
+    }
 }
-fn default_direction() -> Direction {
-    Direction::Ccw
+
+/// Reads a rule set field by field, so that a value of the wrong type is reported with its field
+/// (serde's derived messages say only what was expected, not where).
+struct SpecVisitor;
+
+/// Reads one field's value. The value is first read as plain data, then as the field's type, so
+/// that the second error carries no position of its own and the message is the field's name and
+/// what was wrong with it.
+fn spec_field<T: serde::de::DeserializeOwned, E: serde::de::Error>(
+    slot: &mut Option<T>,
+    name: &'static str,
+    value: serde_json::Value,
+) -> Result<(), E> {
+    if slot.is_some() {
+        return Err(E::duplicate_field(name));
+    }
+    let parsed =
+        serde_json::from_value(value).map_err(|e| E::custom(format_args!("{name}: {e}")))?;
+    *slot = Some(parsed);
+    Ok(())
 }
-fn default_max_laps() -> u32 {
-    Rules::DEFAULT_MAX_LAPS
-}
-fn default_max_plies() -> u32 {
-    Rules::DEFAULT_MAX_PLIES
+
+impl<'de> serde::de::Visitor<'de> for SpecVisitor {
+    type Value = RulesSpec;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "a rule set: holes, seeds and optionally trigger, direction, skip_origin, max_laps, \
+             max_plies",
+        )
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RulesSpec, A::Error> {
+        use serde::de::Error as _;
+        let mut holes = None;
+        let mut seeds = None;
+        let mut trigger = None;
+        let mut direction = None;
+        let mut skip_origin = None;
+        let mut max_laps = None;
+        let mut max_plies = None;
+        while let Some(key) = map.next_key::<String>()? {
+            let value: serde_json::Value = map.next_value()?;
+            match key.as_str() {
+                "holes" => spec_field(&mut holes, "holes", value)?,
+                "seeds" => spec_field(&mut seeds, "seeds", value)?,
+                "trigger" => spec_field(&mut trigger, "trigger", value)?,
+                "direction" => spec_field(&mut direction, "direction", value)?,
+                "skip_origin" => spec_field(&mut skip_origin, "skip_origin", value)?,
+                "max_laps" => spec_field(&mut max_laps, "max_laps", value)?,
+                "max_plies" => spec_field(&mut max_plies, "max_plies", value)?,
+                other => return Err(A::Error::unknown_field(other, SPEC_FIELDS)),
+            }
+        }
+        Ok(RulesSpec {
+            holes: holes.ok_or_else(|| A::Error::missing_field("holes"))?,
+            seeds: seeds.ok_or_else(|| A::Error::missing_field("seeds"))?,
+            trigger: trigger.unwrap_or(Trigger::Take),
+            direction: direction.unwrap_or(Direction::Ccw),
+            skip_origin: skip_origin.unwrap_or(false),
+            max_laps: max_laps.unwrap_or(Rules::DEFAULT_MAX_LAPS),
+            max_plies: max_plies.unwrap_or(Rules::DEFAULT_MAX_PLIES),
+        })
+    }
 }
 
 /// The presets of `RULES.md`, by name, in the order `sowing variants` lists them.
@@ -158,14 +221,24 @@ impl Rules {
         })
     }
 
-    /// The rules from JSON, e.g. `{"holes": 8, "seeds": 4, "trigger": "leave"}`.
+    /// The rules from JSON, e.g. `{"holes": 8, "seeds": 4, "trigger": "leave"}`. Text that does not
+    /// read as a rule set is [`Error::Parse`]; a rule set the engine cannot hold is
+    /// [`Error::InvalidRules`].
     pub fn from_json(text: &str) -> Result<Rules, Error> {
-        serde_json::from_str(text).map_err(|e| Error::parse("JSON", e))
+        let spec: RulesSpec = serde_json::from_str(text).map_err(|e| Error::parse("JSON", e))?;
+        Rules::new(spec)
     }
 
-    /// The rules from TOML, e.g. `holes = 8` and `seeds = 4` on two lines.
+    /// The rules from TOML, e.g. `holes = 8` and `seeds = 4` on two lines; errors as
+    /// [`Rules::from_json`].
     pub fn from_toml(text: &str) -> Result<Rules, Error> {
-        toml::from_str(text).map_err(|e| Error::parse("TOML", e))
+        // Syntax first, with the position of the error; then the fields, whose errors name the
+        // field (a position there would point at the table, not the value).
+        let table: toml::Table = toml::from_str(text).map_err(|e| Error::parse("TOML", e))?;
+        let spec: RulesSpec = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e| Error::parse("TOML", e))?;
+        Rules::new(spec)
     }
 
     /// The rules as pretty JSON.
