@@ -2,6 +2,8 @@
 //! tournaments and variant comparison. Each subcommand lives in its own module with its own
 //! `Args`; this file only dispatches.
 
+mod arena;
+mod play;
 mod variants;
 
 use clap::{Parser, Subcommand};
@@ -19,12 +21,18 @@ struct Cli {
 enum Command {
     /// List the presets and their rules.
     Variants(variants::Args),
+    /// Play agents against each other: every pairing from both sides, results and Elo ratings.
+    Arena(arena::Args),
+    /// Play a game in the terminal against an agent.
+    Play(play::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Variants(args) => variants::run(args),
+        Command::Arena(args) => arena::run(args),
+        Command::Play(args) => play::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,123 @@
+//! `sowing arena`: a round robin between agents on a preset or a rules file, every pairing played
+//! from both sides on all cores; prints results per pairing and Elo ratings, as a table, JSON or
+//! CSV, and saves the games on request.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use sowing_agents::arena::{self, ArenaConfig};
+use sowing_env::Rules;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `sowing arena`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Preset to play (see `sowing variants`).
+    #[arg(long, default_value = "en-dodoi-8")]
+    variant: String,
+    /// Rules file (JSON, or TOML by a `.toml` name) to play instead of the preset.
+    #[arg(long)]
+    rules: Option<PathBuf>,
+    /// Agents, comma-separated specs: random, greedy, alphabeta:DEPTH, alphabeta:TIMEms,
+    /// mcts:SIMULATIONS, mcts:TIMEms. Every pair of them meets.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "random,greedy,alphabeta:4,mcts:1000"
+    )]
+    agents: Vec<String>,
+    /// Games per pairing, an even number: each agent plays South (who moves first) in half.
+    #[arg(long, default_value_t = 200)]
+    games: u32,
+    /// Seed of every random choice; the same seed gives the same games whatever the threads
+    /// (agents with a time budget aside).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Threads to play on (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Random moves before the agents take over; both games of a side-swapped pair share them.
+    #[arg(long, default_value_t = 0)]
+    opening: u32,
+    /// Print the report as JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Also write one CSV row per pairing to this file.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Save every game as a JSON record in this directory (created if missing).
+    #[arg(long)]
+    records: Option<PathBuf>,
+}
+
+/// The rules from `--rules FILE` if given, else the preset `variant`.
+pub fn load_rules(variant: &str, file: Option<&Path>) -> Result<Rules, Box<dyn std::error::Error>> {
+    let Some(path) = file else {
+        return Ok(Rules::preset(variant)?);
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read rules file {}: {e}", path.display()))?;
+    let rules = if path.extension().is_some_and(|e| e == "toml") {
+        Rules::from_toml(&text)
+    } else {
+        Rules::from_json(&text)
+    };
+    Ok(rules.map_err(|e| format!("rules file {}: {e}", path.display()))?)
+}
+
+pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let rules = load_rules(&args.variant, args.rules.as_deref())?;
+    let config = ArenaConfig {
+        rules,
+        agents: args.agents.iter().map(|a| a.trim().to_string()).collect(),
+        games: args.games,
+        seed: args.seed,
+        threads: args.threads,
+        opening_plies: args.opening,
+        keep_records: args.records.is_some(),
+    };
+    let bar = ProgressBar::new(config.total_games() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games  {elapsed} elapsed, ~{eta} left")
+            .expect("a valid template"),
+    );
+    let report = arena::play(&config, &|_| bar.inc(1));
+    bar.finish_and_clear();
+    let report = report?;
+
+    if let Some(dir) = &args.records {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create records directory {}: {e}", dir.display()))?;
+        for (i, record) in report.records.iter().enumerate() {
+            let name = |side: &str| {
+                record
+                    .tags
+                    .get(side)
+                    .map_or("agent", |s| s.as_str())
+                    .replace(':', "-")
+            };
+            let path = dir.join(format!(
+                "game-{i:05}-{}-vs-{}.json",
+                name("south"),
+                name("north")
+            ));
+            std::fs::write(&path, record.to_json())
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+    }
+    if let Some(path) = &args.csv {
+        std::fs::write(path, report.csv())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.table());
+        if let Some(dir) = &args.records {
+            println!(
+                "{} game records saved in {}",
+                report.records.len(),
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
