@@ -1,7 +1,9 @@
-//! The native module `sowing._sowing`: Python bindings for `sowing-env`, kept thin. The
+//! The native module `sowing._sowing`: Python bindings for `sowing-env` and the search agents of
+//! `sowing-agents`, kept thin. The
 //! pure-Python package around it (`python/sowing`) adds Gymnasium, PettingZoo and the vector
 //! environments; `_sowing.pyi` documents this module's types.
 
+mod agents;
 mod error;
 mod rules;
 mod state;
@@ -15,6 +17,8 @@ fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rules::PyRules>()?;
     m.add_class::<state::PyState>()?;
     m.add_class::<vec::PySelfPlayVec>()?;
+    m.add_class::<agents::PyAgent>()?;
+    m.add_function(wrap_pyfunction!(agents::agent_forms, m)?)?;
     m.add_function(wrap_pyfunction!(rules::variants, m)?)?;
     m.add_function(wrap_pyfunction!(rules::variant_source, m)?)?;
     m.add(

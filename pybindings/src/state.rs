@@ -7,7 +7,7 @@ use crate::rules::{PyRules, rules_arg};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use sowing_env::{ByPlayer, Error, MAX_HOLES, Outcome, Player, State};
+use sowing_env::{ByPlayer, Error, MAX_HOLES, MAX_TOTAL_SEEDS, Outcome, Player, State};
 
 /// A position of a game, with its rules and its legal moves. Immutable: `play` returns the next
 /// state and leaves this one as it was.
@@ -64,16 +64,31 @@ impl PyState {
     #[pyo3(signature = (variant, board, captured = (0, 0), to_move = 0, ply = 0))]
     fn new(
         variant: &Bound<'_, PyAny>,
-        board: Vec<u8>,
-        captured: (u8, u8),
+        board: Vec<i64>,
+        captured: (i64, i64),
         to_move: i64,
         ply: u32,
     ) -> PyResult<PyState> {
         let rules = rules_arg(variant)?;
+        let seeds = |what: &str, n: i64| {
+            u8::try_from(n).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "{what} holds {n} seeds; allowed: 0 to {MAX_TOTAL_SEEDS}"
+                ))
+            })
+        };
+        let board = board
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| seeds(&format!("hole {i}"), n))
+            .collect::<PyResult<Vec<u8>>>()?;
         State::new(
             &rules,
             &board,
-            ByPlayer::new(captured.0, captured.1),
+            ByPlayer::new(
+                seeds("South's captures", captured.0)?,
+                seeds("North's captures", captured.1)?,
+            ),
             player_arg(to_move)?,
             ply,
         )
@@ -105,8 +120,8 @@ impl PyState {
     }
     /// Seeds in each of the `2n` holes, South's row first, numbered as in RULES.md.
     #[getter]
-    fn board(&self) -> Vec<u8> {
-        self.0.cells()
+    fn board(&self) -> Vec<u32> {
+        self.0.cells().into_iter().map(u32::from).collect()
     }
     /// Seeds captured by `(South, North)`.
     #[getter]
@@ -244,4 +259,3 @@ impl PyState {
         Ok((from_json, (slf.get().0.to_json(),)))
     }
 }
-

@@ -173,8 +173,7 @@ impl PySelfPlayVec {
     ) -> PyResult<StepArrays<'py>> {
         self.read_actions(actions)?;
         let (env, actions) = (&mut self.env, &self.actions);
-        py.detach(|| guard(|| env.step(actions)))?
-            .map_err(to_py)?;
+        py.detach(|| guard(|| env.step(actions)))?.map_err(to_py)?;
         let e = &self.env;
         Ok((
             PyArray2::from_array(py, &e.observations()),
@@ -203,17 +202,16 @@ impl PySelfPlayVec {
     /// The state of game `index`.
     fn state(&self, index: isize) -> PyResult<PyState> {
         let n = self.env.num_envs();
-        let i = if index < 0 {
-            index + n as isize
-        } else {
-            index
-        };
+        let i = if index < 0 { index + n as isize } else { index };
         usize::try_from(i)
             .ok()
             .filter(|&i| i < n)
             .map(|i| PyState(*self.env.state(i)))
             .ok_or_else(|| {
-                PyIndexError::new_err(format!("game {index} does not exist; games are 0 to {}", n - 1))
+                PyIndexError::new_err(format!(
+                    "game {index} does not exist; games are 0 to {}",
+                    n - 1
+                ))
             })
     }
 

@@ -8,6 +8,7 @@ as fast, exact reinforcement-learning environments, over a Rust engine.
 - ``sowing.vector.SelfPlayVec``: many games of self-play stepped in Rust, the fast path;
   ``sowing.vector.VecEnv``: a Gymnasium vector env.
 - ``sowing.pettingzoo.env(variant)``: the two-player game as a PettingZoo AEC env.
+- ``sowing.agents``: the Rust search agents (``AlphaBeta(depth=6)``, ``from_spec("mcts:1000")``).
 
 Players are numbered 0 (South, moves first) and 1 (North). ``State.board`` uses the absolute
 hole numbering of RULES.md; actions are relative to the mover, ``0..n`` from the mover's left.
@@ -22,6 +23,7 @@ from ._sowing import (
     variant_source,
     variants,
 )
+from . import vector
 from .env import SowingEnv, register_envs
 
 SOUTH = 0
@@ -38,6 +40,17 @@ __all__ = [
     "State",
     "variant_source",
     "variants",
+    "vector",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The agents and the PettingZoo env load on first use: PettingZoo is an optional dependency.
+    if name in ("agents", "pettingzoo"):
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'sowing' has no attribute {name!r}")
+
 
 register_envs()

@@ -9,6 +9,7 @@ preset (registered when ``sowing`` is imported).
 - Action: ``Discrete(n)``, the agent's hole counted from its own left.
 - Reward: +1 if the agent wins, -1 if it loses, 0 for a draw and at every other step.
 - ``terminated``: the game ended by the rules; ``truncated``: it reached ``max_plies``.
+- ``action_space.sample()`` draws a legal action of the current position.
 - ``info["action_mask"]`` and ``action_masks()`` (for sb3-contrib's MaskablePPO): the agent's
   legal moves, all false once the game is over.
 - An illegal or out-of-range action raises ``sowing.IllegalActionError`` (a ``ValueError``)
@@ -19,6 +20,7 @@ preset (registered when ``sowing`` is imported).
 from __future__ import annotations
 
 import operator
+import weakref
 from typing import Any, SupportsInt
 
 import gymnasium
@@ -42,6 +44,30 @@ def side_arg(agent_side: int | str) -> int | None:
     raise ValueError(
         f'agent_side must be 0 or "south" (moves first), 1 or "north", or "random"; got {agent_side!r}'
     )
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete(n)`` whose ``sample()``, given no mask, draws among the legal actions of its
+    environment's current position, so that ``env.action_space.sample()`` is always playable
+    (Gymnasium's env checker and random baselines sample this way). With a mask or
+    probabilities it is plain ``Discrete``. Holds only a weak reference to the environment and
+    forgets it when pickled."""
+
+    def __init__(self, n: int, env: SowingEnv, seed: int | None = None) -> None:
+        super().__init__(n, seed=seed)
+        self._env = weakref.ref(env)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        if mask is None and probability is None:
+            env = self._env() if self._env is not None else None
+            if env is not None and env._state is not None and not env._state.is_over():
+                mask = env._state.legal_mask().astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_env"] = None
+        return state
 
 
 class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
@@ -69,10 +95,10 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.render_mode = render_mode
         n, length = self.rules.holes, self.rules.observation_len
         self.observation_space = spaces.Box(0.0, 1.0, (length,), np.float32)
-        self.action_space = spaces.Discrete(n)
+        self.action_space = LegalDiscrete(n, self)
         self._state: State | None = None
         self.agent_side = 0 if self._fixed_side is None else self._fixed_side
-        self.last_opponent_action: int | None = None
+        self.last_opponent_action = -1
 
     @property
     def state(self) -> State:
@@ -94,7 +120,7 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
             if hasattr(self._agent, "new_game"):
                 self._agent.new_game()
         self._state = State.initial(self.rules)
-        self.last_opponent_action = None
+        self.last_opponent_action = -1
         if self._state.to_move != self.agent_side:
             self._state, self.last_opponent_action = _opponents.play(
                 self._policy, self.opponent_name, self._state, rng
@@ -112,7 +138,7 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 f"an action is an integer 0 to {self.rules.holes - 1}, got {type(action).__name__}"
             ) from None
         state = state.play(a)
-        self.last_opponent_action = None
+        self.last_opponent_action = -1
         if not state.is_over():
             state, self.last_opponent_action = _opponents.play(
                 self._policy, self.opponent_name, state, self.np_random

@@ -1,0 +1,71 @@
+"""The search agents of the Rust crate ``sowing-agents``, for opponents and baselines.
+
+``from_spec("mcts:1000")`` makes any agent from its spec (``random``, ``greedy``,
+``alphabeta:DEPTH``, ``alphabeta:500ms``, ``mcts:SIMULATIONS``, ``mcts:200ms``);
+``AlphaBeta(depth=6)``, ``MCTS(simulations=1000)``, ``Greedy()`` and ``Random()`` are the same
+agents by keyword. ``agent.choose(state)`` returns a legal action; the search runs in Rust with
+the GIL released. Each agent has its own seeded random stream (``seed`` argument, ``seed()``
+method): with a count budget the same seed gives the same moves. Every agent is usable as the
+``opponent`` of ``gymnasium.make("sowing/...")``, which reseeds it at each reset.
+"""
+
+from __future__ import annotations
+
+from ._sowing import Agent, agent_forms
+
+__all__ = ["MCTS", "Agent", "AlphaBeta", "Greedy", "Random", "forms", "from_spec"]
+
+
+def forms() -> list[str]:
+    """The forms an agent spec may take."""
+    return agent_forms()
+
+
+def from_spec(spec: str, seed: int = 0) -> Agent:
+    """The agent that ``spec`` names; a malformed spec raises ``ValueError`` listing the forms."""
+    return Agent(spec, seed)
+
+
+def _budget(kind: str, count_name: str, count: int | None, time: float | None) -> str:
+    if (count is None) == (time is None):
+        raise ValueError(f"{kind} takes either {count_name}= or time= (seconds per move), not both or neither")
+    if time is not None:
+        if not time > 0:
+            raise ValueError(f"time must be a positive number of seconds, got {time!r}")
+        return f"{kind}:{max(1, round(time * 1000))}ms"
+    return f"{kind}:{count}"
+
+
+class AlphaBeta(Agent):
+    """Negamax with alpha-beta, iterative deepening and a transposition table, to ``depth``
+    plies, or as deep as ``time`` seconds per move allow."""
+
+    def __new__(cls, depth: int | None = None, *, time: float | None = None, seed: int = 0) -> AlphaBeta:
+        if depth is None and time is None:
+            depth = 6
+        return super().__new__(cls, _budget("alphabeta", "depth", depth, time), seed)
+
+
+class MCTS(Agent):
+    """UCT with random rollouts: ``simulations`` per move, or as many as ``time`` seconds allow."""
+
+    def __new__(
+        cls, simulations: int | None = None, *, time: float | None = None, seed: int = 0
+    ) -> MCTS:
+        if simulations is None and time is None:
+            simulations = 1000
+        return super().__new__(cls, _budget("mcts", "simulations", simulations, time), seed)
+
+
+class Greedy(Agent):
+    """The move that captures most seeds now, ties broken at random."""
+
+    def __new__(cls, *, seed: int = 0) -> Greedy:
+        return super().__new__(cls, "greedy", seed)
+
+
+class Random(Agent):
+    """A uniformly random legal move."""
+
+    def __new__(cls, *, seed: int = 0) -> Random:
+        return super().__new__(cls, "random", seed)

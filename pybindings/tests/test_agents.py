@@ -1,0 +1,89 @@
+"""The Rust search agents in Python: specs, reproducibility, legality, and the GIL released
+while they search."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import sowing
+from sowing import GameOverError, State
+from sowing.agents import MCTS, Agent, AlphaBeta, Greedy, Random, from_spec
+
+
+def test_specs_and_classes():
+    assert from_spec("alphabeta:6").name == "alphabeta:6"
+    assert AlphaBeta(depth=6).name == "alphabeta:6"
+    assert AlphaBeta().name == "alphabeta:6"
+    assert AlphaBeta(time=0.25).name == "alphabeta:250ms"
+    assert MCTS(simulations=1000).name == "mcts:1000"
+    assert Greedy().name == "greedy" and Random().name == "random"
+    assert isinstance(AlphaBeta(depth=3), Agent)
+    assert "alphabeta:DEPTH" in " ".join(sowing.agents.forms())
+
+
+@pytest.mark.parametrize("spec", ["alphabeta", "mcts:0", "alphabeta:x", "wizard", "greedy:3"])
+def test_malformed_spec_shows_the_forms(spec):
+    with pytest.raises(ValueError, match="valid forms"):
+        from_spec(spec)
+
+
+def test_agents_play_legal_moves_on_every_preset():
+    for variant in sowing.variants():
+        rng = np.random.default_rng(0)
+        for agent in (Random(seed=1), Greedy(seed=1), AlphaBeta(depth=3), MCTS(simulations=64)):
+            state = State.initial(variant)
+            for _ in range(int(rng.integers(0, 30))):
+                if state.is_over():
+                    break
+                state = state.play(int(rng.choice(state.legal_moves())))
+            if not state.is_over():
+                assert agent.choose(state) in state.legal_moves()
+
+
+def test_seeded_mcts_is_reproducible():
+    state = State.initial("en-dodoi-8").play(3).play(4)
+    a = [MCTS(simulations=200, seed=9).choose(state) for _ in range(3)]
+    b = MCTS(simulations=200, seed=9)
+    c = [b.choose(state)]
+    b.seed(9)
+    c.append(b.choose(state))
+    assert len(set(a)) == 1 and c == a[:2]
+
+
+def test_alphabeta_takes_a_capture():
+    # en-dodoi-8's opening 7 captures 7 seeds, the most of any first move.
+    assert AlphaBeta(depth=1).choose(State.initial("en-dodoi-8")) == 7
+    assert Greedy().choose(State.initial("en-dodoi-8")) == 7
+
+
+def test_choose_on_a_finished_game():
+    state = State.initial("en-dodoi-6")
+    rng = np.random.default_rng(0)
+    while not state.is_over():
+        state = state.play(int(rng.choice(state.legal_moves())))
+    with pytest.raises(GameOverError):
+        AlphaBeta(depth=2).choose(state)
+
+
+def test_gil_released_while_searching():
+    agent = AlphaBeta(time=0.4)
+    state = State.initial("en-dodoi-10")
+    done = threading.Event()
+    ticks = 0
+
+    def search():
+        agent.choose(state)
+        done.set()
+
+    thread = threading.Thread(target=search)
+    start = time.perf_counter()
+    thread.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    thread.join()
+    assert time.perf_counter() - start >= 0.3
+    # With the GIL held by the search, this thread could not have run during it.
+    assert ticks >= 50

@@ -1,0 +1,172 @@
+"""The single-agent Gymnasium environment: registration, the env checker, opponents, sides,
+masks, rendering, determinism and bad input."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import sowing
+from sowing import GameOverError, IllegalActionError, State
+from sowing.env import SowingEnv
+
+IDS = [f"sowing/{name}-v0" for name in sowing.variants()]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_check_env_on_every_registered_id(env_id):
+    assert env_id in gym.registry
+    env = gym.make(env_id)
+    assert isinstance(env.unwrapped, gym.Env) and isinstance(env.unwrapped, SowingEnv)
+    check_env(env.unwrapped, skip_render_check=False)
+    env.close()
+
+
+def test_action_space_samples_legal_actions():
+    env = gym.make("sowing/en-dodoi-6-v0", opponent=lambda s: 0, agent_side="south")
+    env.reset(seed=0)
+    env.step(0)  # South's hole 3 is empty now
+    env.action_space.seed(0)
+    assert {int(env.action_space.sample()) for _ in range(200)} == set(env.unwrapped.state.legal_moves())
+    mask = np.array([0, 0, 0, 1, 0, 0], dtype=np.int8)
+    assert env.action_space.sample(mask=mask) == 3, "an explicit mask is Discrete's own"
+
+
+def play_episode(env, seed, pick=None):
+    """Play one episode with masked random actions; returns the whole trajectory."""
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    trajectory = [(obs, info["action_mask"])]
+    while True:
+        legal = np.flatnonzero(info["action_mask"])
+        np.testing.assert_array_equal(env.unwrapped.action_masks(), info["action_mask"])
+        action = int(rng.choice(legal)) if pick is None else pick(obs, info)
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert env.observation_space.contains(obs)
+        trajectory.append((obs, info["action_mask"], reward, terminated, truncated))
+        if terminated or truncated:
+            assert not info["action_mask"].any()
+            return trajectory
+
+
+def test_episode_rewards_and_outcome():
+    env = gym.make("sowing/en-dodoi-8-v0", agent_side="south")
+    results = set()
+    for seed in range(20):
+        trajectory = play_episode(env, seed)
+        *_, (obs, mask, reward, terminated, truncated) = trajectory
+        assert all(step[2] == 0.0 for step in trajectory[1:-1])
+        state = env.unwrapped.state
+        assert terminated == state.is_terminal() and truncated == state.is_truncated()
+        assert reward == state.returns()[0]
+        results.add(reward)
+    assert results <= {-1.0, 0.0, 1.0} and {-1.0, 1.0} <= results
+
+
+def test_determinism_same_seed_same_trajectory():
+    a = play_episode(gym.make("sowing/sadeqa-iii-v0"), seed=7)
+    b = play_episode(gym.make("sowing/sadeqa-iii-v0"), seed=7)
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        for u, v in zip(x, y):
+            np.testing.assert_array_equal(u, v)
+
+
+def test_agent_side_fixed_and_random():
+    north = gym.make("sowing/en-dodoi-6-v0", agent_side="north")
+    obs, info = north.reset(seed=0)
+    state = north.unwrapped.state
+    assert info["agent_side"] == 1 and state.to_move == 1 and state.ply == 1
+    assert info["opponent_action"] is not None
+    np.testing.assert_array_equal(obs, state.observation(1))
+    south = gym.make("sowing/en-dodoi-6-v0", agent_side=0)
+    _, info = south.reset(seed=0)
+    assert info["agent_side"] == 0 and south.unwrapped.state.ply == 0
+    either = gym.make("sowing/en-dodoi-6-v0", agent_side="random")
+    sides = {either.reset(seed=s)[1]["agent_side"] for s in range(20)}
+    assert sides == {0, 1}
+    with pytest.raises(ValueError, match="agent_side"):
+        gym.make("sowing/en-dodoi-6-v0", agent_side="east")
+
+
+def test_callable_opponent_and_agent_opponents():
+    seen = []
+
+    def leftmost(state: State) -> int:
+        seen.append(state)
+        return state.legal_moves()[0]
+
+    env = gym.make("sowing/en-dodoi-6-v0", opponent=leftmost, agent_side="north")
+    env.reset(seed=1)
+    assert seen and isinstance(seen[0], State) and env.unwrapped.state.ply == 1
+    assert env.unwrapped.state.board[:6] == State.initial("en-dodoi-6").play(0).board[:6]
+
+    for opponent in ("greedy", "alphabeta:2", "mcts:50", sowing.agents.AlphaBeta(depth=2)):
+        env = gym.make("sowing/en-dodoi-6-v0", opponent=opponent)
+        play_episode(env, seed=3)
+
+
+def test_bad_opponents():
+    with pytest.raises(ValueError, match="valid forms"):
+        gym.make("sowing/en-dodoi-6-v0", opponent="alphabeta")
+    with pytest.raises(TypeError, match="opponent"):
+        gym.make("sowing/en-dodoi-6-v0", opponent=3)
+    env = gym.make("sowing/en-dodoi-6-v0", opponent=lambda s: 99, agent_side="north")
+    with pytest.raises(ValueError, match="opponent"):
+        env.reset(seed=0)
+
+
+def leftmost_or_0(state):
+    return 0 if state.is_legal(0) else state.legal_moves()[0]
+
+
+def test_illegal_action_lists_legal_actions():
+    env = gym.make("sowing/en-dodoi-6-v0", agent_side="south", opponent=leftmost_or_0)
+    env.reset(seed=0)
+    env.step(0)  # the opponent answers 0 too, which empties South's hole 3
+    legal = env.unwrapped.state.legal_moves()
+    assert 3 not in legal
+    before = env.unwrapped.state
+    with pytest.raises(IllegalActionError) as e:
+        env.step(3)
+    assert f"legal actions: {legal}" in str(e.value)
+    assert env.unwrapped.state == before, "an illegal action changes nothing"
+    for bad in (-1, 6):
+        with pytest.raises(IllegalActionError, match="out of range"):
+            env.step(bad)
+    with pytest.raises(TypeError, match="integer"):
+        env.step(1.5)
+    env.step(np.int64(legal[0]))  # numpy integers are actions
+
+
+def test_step_after_the_end_without_reset():
+    env = gym.make("sowing/en-dodoi-6-v0")
+    play_episode(env, seed=0)
+    with pytest.raises(GameOverError, match="reset"):
+        env.step(0)
+    env.reset()
+    env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+
+
+def test_step_before_reset():
+    with pytest.raises(gym.error.ResetNeeded):
+        SowingEnv("en-dodoi-6").step(0)
+
+
+def test_render_ansi():
+    env = gym.make("sowing/cross-endodoi-v0", render_mode="ansi", agent_side="south")
+    env.reset(seed=0)
+    text = env.render()
+    assert "agent: South" in text and "legal actions" in text
+    assert gym.make("sowing/cross-endodoi-v0").unwrapped.render() is None
+    with pytest.raises(ValueError, match="render_mode"):
+        SowingEnv("en-dodoi-6", render_mode="rgb_array")
+
+
+def test_custom_rules():
+    rules = sowing.Rules(holes=5, seeds=3, trigger="leave")
+    env = SowingEnv(rules)
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (12,) and env.action_space.n == 5
+    with pytest.raises(ValueError, match="valid variants"):
+        gym.make("sowing/en-dodoi-6-v0", variant="nope")

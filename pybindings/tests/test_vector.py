@@ -1,0 +1,266 @@
+"""Batched environments: SelfPlayVec (the Rust fast path) and the Gymnasium vector env VecEnv,
+checked against Gymnasium's own SyncVectorEnv and its vector wrappers."""
+
+import threading
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+import sowing
+from sowing import GameOverError, IllegalActionError, State
+from sowing.vector import SelfPlayVec, VecEnv
+
+
+def masked_random(masks, rng):
+    """One uniformly random legal action per row of ``masks``, chosen with numpy."""
+    scores = rng.random(masks.shape) * masks
+    return scores.argmax(axis=1)
+
+
+def test_selfplay_shapes_and_dtypes():
+    vec = SelfPlayVec("en-dodoi-8", 5, seed=1)
+    obs, masks, to_move = vec.reset()
+    assert obs.shape == (5, 18) and obs.dtype == np.float32
+    assert masks.shape == (5, 8) and masks.dtype == np.bool_
+    assert to_move.shape == (5,) and to_move.dtype == np.int64 and (to_move == 0).all()
+    step = vec.step(np.full(5, 7))
+    assert step.observations.shape == (5, 18) and step.rewards.dtype == np.float32
+    assert step.terminated.dtype == np.bool_ and step.truncated.dtype == np.bool_
+    assert (step.to_move == 1).all()
+    expected = State.initial("en-dodoi-8").play(7)
+    assert vec.state(0) == expected and vec.state(-1) == expected
+    np.testing.assert_array_equal(step.observations[0], expected.observation())
+    np.testing.assert_array_equal(step.masks[0], expected.legal_mask())
+    assert len(vec) == 5 and vec.autoreset == "same-step"
+
+
+def test_selfplay_returns_fresh_arrays():
+    vec = SelfPlayVec("en-dodoi-6", 3, seed=0)
+    first = vec.reset()
+    second = vec.step(np.zeros(3, dtype=np.int64))
+    assert not np.shares_memory(first.observations, second.observations)
+    assert not np.array_equal(first.observations, second.observations)
+
+
+def run_selfplay(variant, num_envs, seed, steps, threads=0, autoreset="same-step"):
+    vec = SelfPlayVec(variant, num_envs, seed=seed, threads=threads, autoreset=autoreset,
+                      random_opening=2)
+    rng = np.random.default_rng(seed)
+    out = [vec.reset()]
+    for _ in range(steps):
+        out.append(vec.step(masked_random(out[-1].masks, rng)))
+    return out
+
+
+def test_selfplay_determinism():
+    a = run_selfplay("cross-endodoi", 300, 4, 200)
+    b = run_selfplay("cross-endodoi", 300, 4, 200, threads=1)
+    for x, y in zip(a, b):
+        for u, v in zip(x, y):
+            np.testing.assert_array_equal(u, v)
+    # Game i's random opening comes from its own stream, whatever the batch size.
+    small = SelfPlayVec("cross-endodoi", 7, seed=4, random_opening=5)
+    large = SelfPlayVec("cross-endodoi", 256, seed=4, random_opening=5)
+    np.testing.assert_array_equal(small.reset().observations, large.reset().observations[:7])
+    assert all(small.state(i) == large.state(i) for i in range(7))
+
+
+def test_selfplay_games_follow_the_rules():
+    """Replay every game of a batch through State.play and compare each step."""
+    vec = SelfPlayVec("sadeqa-iii", 64, seed=2)
+    rng = np.random.default_rng(2)
+    reset = vec.reset()
+    states = [State.initial("sadeqa-iii") for _ in range(64)]
+    masks, ended = reset.masks, 0
+    for _ in range(400):
+        actions = vec.sample_actions()
+        assert all(masks[i, a] for i, a in enumerate(actions))
+        step = vec.step(actions)
+        for i in range(64):
+            mover = states[i].to_move
+            nxt = states[i].play(int(actions[i]))
+            assert step.terminated[i] == nxt.is_terminal()
+            assert step.truncated[i] == nxt.is_truncated()
+            assert step.rewards[i] == nxt.returns()[mover]
+            if nxt.is_over():
+                ended += 1
+                np.testing.assert_array_equal(vec.final_observations()[i], nxt.observation())
+                nxt = State.initial("sadeqa-iii")
+            np.testing.assert_array_equal(step.observations[i], nxt.observation())
+            assert step.to_move[i] == nxt.to_move
+            states[i] = nxt
+        masks = step.masks
+    assert ended > 0
+
+
+def test_selfplay_next_step_and_off():
+    vec = SelfPlayVec("en-dodoi-6", 1, seed=0, autoreset="next-step")
+    obs, masks, _ = vec.reset()
+    rng = np.random.default_rng(0)
+    while True:
+        step = vec.step(masked_random(masks, rng))
+        masks = step.masks
+        if step.terminated[0] or step.truncated[0]:
+            break
+    assert not step.masks.any()
+    again = vec.step(np.array([99]))  # ignored: this step resets the game
+    assert again.rewards[0] == 0 and not again.terminated[0] and again.masks.all()
+    assert vec.state(0) == State.initial("en-dodoi-6")
+
+    off = SelfPlayVec("en-dodoi-6", 1, seed=0, autoreset="off")
+    _, masks, _ = off.reset()
+    while True:
+        step = off.step(masked_random(masks, rng))
+        masks = step.masks
+        if step.terminated[0] or step.truncated[0]:
+            break
+    with pytest.raises(ValueError, match="game 0: the game is over"):
+        off.step(np.array([0]))
+    off.reset()
+    off.step(np.array([0]))
+
+
+def test_selfplay_bad_input():
+    vec = SelfPlayVec("en-dodoi-6", 4, seed=0)
+    vec.reset()
+    with pytest.raises(TypeError, match="int64 or int32"):
+        vec.step(np.zeros(4, dtype=np.float64))
+    with pytest.raises(TypeError, match="int64 or int32"):
+        vec.step(np.zeros(4, dtype=np.uint8))
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        vec.step(np.zeros(5, dtype=np.int64))
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        vec.step(np.zeros((4, 1), dtype=np.int64))
+    with pytest.raises(ValueError, match="expected 4 actions"):
+        vec.step([0, 1])
+    with pytest.raises(TypeError, match="numpy array"):
+        vec.step("0123")
+    with pytest.raises(ValueError, match="game 2: action 6 is out of range"):
+        vec.step(np.array([0, 0, 6, 0]))
+    with pytest.raises(ValueError, match="game 1: action -1"):
+        vec.step(np.array([0, -1, 0, 0], dtype=np.int32))
+    assert all(vec.state(i) == State.initial("en-dodoi-6") for i in range(4)), "nothing moved"
+    vec.step(np.zeros(4, dtype=np.int64))
+    vec.step(np.zeros(4, dtype=np.int32))
+    with pytest.raises(ValueError, match="game 0: action 3 is illegal"):
+        vec.step(np.array([3, 1, 1, 1], dtype=np.int32))  # after 0 and 0 South's hole 3 is empty
+    vec.step(np.array([1, 1, 1, 1], dtype=np.int32))
+    vec.step([int(a) for a in vec.sample_actions()])  # a list of ints works too
+    vec.step(np.repeat(vec.sample_actions(), 2)[::2])  # and a non-contiguous view
+    with pytest.raises(ValueError, match="num_envs"):
+        SelfPlayVec("en-dodoi-6", 0)
+    with pytest.raises(ValueError, match="autoreset"):
+        SelfPlayVec("en-dodoi-6", 2, autoreset="sometimes")
+    with pytest.raises(ValueError, match="valid variants"):
+        SelfPlayVec("mancala", 2)
+    with pytest.raises(IndexError):
+        vec.state(4)
+
+
+def test_selfplay_threads_step_concurrently():
+    errors = []
+
+    def work(seed):
+        try:
+            run_selfplay("en-dodoi-8", 512, seed, 50)
+        except Exception as e:  # noqa: BLE001 - collected and asserted below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+# --- VecEnv, the Gymnasium vector env --------------------------------------------------------
+
+
+def test_vecenv_spaces_and_metadata():
+    envs = VecEnv("en-dodoi-6", 4)
+    assert isinstance(envs, gym.vector.VectorEnv)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert envs.observation_space.shape == (4, 14)
+    assert envs.single_action_space == gym.spaces.Discrete(6)
+    obs, infos = envs.reset(seed=0)
+    assert envs.observation_space.contains(obs)
+    assert infos["action_mask"].shape == (4, 6)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        masks = envs.action_masks()
+        actions = np.where(masks.any(axis=1), masked_random(masks, rng), 0)
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        assert envs.observation_space.contains(obs)
+        assert rewards.shape == terminated.shape == truncated.shape == (4,)
+
+
+def run_vector(envs, seed, steps):
+    rng = np.random.default_rng(seed)
+    obs, infos = envs.reset(seed=seed)
+    log = [(obs, infos["action_mask"])]
+    for _ in range(steps):
+        masks = infos["action_mask"]
+        # A game being autoreset has an all-false mask; its action is ignored.
+        actions = np.where(masks.any(axis=1), masked_random(masks, rng), 0)
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        log.append((obs, infos["action_mask"], rewards, terminated, truncated))
+    return log
+
+
+def test_vecenv_matches_sync_vector_env():
+    ours = VecEnv("en-dodoi-7", 6, agent_side="random")
+    sync = SyncVectorEnv(
+        [lambda: gym.make("sowing/en-dodoi-7-v0", agent_side="random") for _ in range(6)]
+    )
+    a, b = run_vector(ours, 3, 150), run_vector(sync, 3, 150)
+    finished = 0
+    for x, y in zip(a, b):
+        for u, v in zip(x, y):
+            np.testing.assert_array_equal(u, v)
+        if len(x) > 2:
+            finished += int(x[3].sum())
+    assert finished > 0, "episodes ended and were autoreset"
+
+
+def test_vecenv_next_step_autoreset():
+    envs = VecEnv("en-dodoi-6", 2)
+    log = run_vector(envs, 11, 200)
+    for before, after in zip(log[1:], log[2:]):
+        for i in range(2):
+            if before[3][i] or before[4][i]:
+                assert after[2][i] == 0 and not after[3][i] and not after[4][i]
+                assert after[1][i].any(), "the reset game has legal moves"
+
+
+def test_vecenv_determinism_and_wrappers():
+    a = run_vector(VecEnv("sadeqa-91", 3), 5, 100)
+    b = run_vector(VecEnv("sadeqa-91", 3), 5, 100)
+    for x, y in zip(a, b):
+        for u, v in zip(x, y):
+            np.testing.assert_array_equal(u, v)
+    stats = RecordEpisodeStatistics(VecEnv("en-dodoi-6", 3))
+    log = run_vector(stats, 0, 300)
+    assert sum(int(step[3].sum() + step[4].sum()) for step in log[1:]) > 0
+    assert len(stats.return_queue) > 0
+
+
+def test_vecenv_bad_input():
+    envs = VecEnv("en-dodoi-6", 2, agent_side="south", opponent=lambda s: 0)
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        envs.step(np.array([0, 0, 0]))
+    with pytest.raises(TypeError, match="integers"):
+        envs.step(np.array([0.0, 1.0]))
+    envs.step(np.array([0, 0]))  # the opponent answers 0, which empties South's hole 3
+    before = [env.state for env in envs.envs]
+    with pytest.raises(IllegalActionError, match="game 1"):
+        envs.step(np.array([1, 3]))
+    assert [env.state for env in envs.envs] == before, "a bad action moves no game"
+    with pytest.raises(ValueError, match="num_envs"):
+        VecEnv("en-dodoi-6", 0)
+    with pytest.raises(ValueError, match="seeds"):
+        envs.reset(seed=[1, 2, 3])
