@@ -3,7 +3,11 @@
 //! `Args`; this file only dispatches.
 
 mod arena;
+mod bench;
 mod play;
+mod random;
+mod replay;
+mod select;
 mod variants;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +25,12 @@ struct Cli {
 enum Command {
     /// List the presets and their rules.
     Variants(variants::Args),
+    /// Replay moves or a game record, printing every position.
+    Replay(replay::Args),
+    /// Statistics of uniformly random play: game length, laps, seeds sown, endless moves, results.
+    Random(random::Args),
+    /// Engine throughput: random-play moves/s on one thread, VecEnv steps/s on every core.
+    Bench(bench::Args),
     /// Play agents against each other: every pairing from both sides, results and Elo ratings.
     Arena(arena::Args),
     /// Play a game in the terminal against an agent.
@@ -28,9 +38,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Die quietly of SIGPIPE, as command-line tools do, when the reader of our output goes away
+    // (`sowing variants --json | head -1`); Rust ignores it by default, so printing would panic.
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default action, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Variants(args) => variants::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Random(args) => random::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Arena(args) => arena::run(args),
         Command::Play(args) => play::run(args),
     };

@@ -1,0 +1,75 @@
+//! `--variant V` (a preset, or `all` where a command takes several) and `--rules FILE`, as the
+//! `replay`, `random` and `bench` commands take them.
+
+use sowing_env::{PRESETS, Rules};
+use std::path::{Path, PathBuf};
+
+/// Which rules to play.
+#[derive(Debug, clap::Args)]
+pub struct VariantArgs {
+    /// Preset to play (see `sowing variants`), or `all` for every preset where the command
+    /// takes several. Default: `en-dodoi-8` for `replay`, `all` for `random` and `bench`.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Rules file to play instead of a preset: JSON, or TOML when its name ends in `.toml`.
+    #[arg(long, value_name = "FILE", conflicts_with = "variant")]
+    pub rules: Option<PathBuf>,
+}
+
+/// Rules with the name they are shown under.
+#[derive(Clone, Debug)]
+pub struct Named {
+    pub name: String,
+    pub rules: Rules,
+}
+
+impl VariantArgs {
+    /// The one rule set asked for (`default` if none is named); `all` is refused.
+    pub fn one(&self, default: &str) -> Result<Named, String> {
+        if let Some(path) = &self.rules {
+            return read_rules(path);
+        }
+        match self.variant.as_deref().unwrap_or(default) {
+            "all" => Err("this command plays one variant: give a preset name, not `all`".into()),
+            name => preset(name),
+        }
+    }
+
+    /// Every rule set asked for (`default` if none is named): `all` is every preset but the
+    /// alias `en-dodoi` (the same rules as `en-dodoi-8`).
+    pub fn many(&self, default: &str) -> Result<Vec<Named>, String> {
+        if self.rules.is_some() || self.variant.as_deref().unwrap_or(default) != "all" {
+            return Ok(vec![self.one(default)?]);
+        }
+        PRESETS
+            .iter()
+            .filter(|&&name| name != "en-dodoi")
+            .map(|name| preset(name))
+            .collect()
+    }
+}
+
+fn preset(name: &str) -> Result<Named, String> {
+    let rules = Rules::preset(name).map_err(|e| e.to_string())?;
+    Ok(Named {
+        name: name.to_string(),
+        rules,
+    })
+}
+
+/// The rules in `path`, named after the file.
+pub fn read_rules(path: &Path) -> Result<Named, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read rules file {}: {e}", path.display()))?;
+    let rules = if path.extension().is_some_and(|e| e == "toml") {
+        Rules::from_toml(&text)
+    } else {
+        Rules::from_json(&text)
+    }
+    .map_err(|e| format!("rules file {}: {e}", path.display()))?;
+    let name = path.file_stem().map_or_else(
+        || "custom".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    Ok(Named { name, rules })
+}
