@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 
-.PHONY: all venv build test demo bench lint
+.PHONY: all venv python build test demo bench lint
 
 all: build
 
@@ -18,17 +18,23 @@ $(VENV)/.installed: requirements.txt
 	$(VPY) -m pip install --quiet -r requirements.txt
 	touch $@
 
+# The Python package `sowing` (pybindings/), built in release mode into the virtual environment.
+python: venv
+	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --quiet -m pybindings/Cargo.toml
+
 build:
 	$(CARGO) build --release --workspace
 
-test: venv
+test: venv python
 	$(CARGO) test --workspace
+	$(VPY) -m pytest -q pybindings/tests
 
 demo: build
 	./target/release/sowing variants
 
-bench:
+bench: python
 	$(CARGO) bench --workspace
+	$(VPY) pybindings/bench.py
 
 lint:
 	$(CARGO) fmt --all -- --check

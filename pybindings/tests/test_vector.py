@@ -16,7 +16,7 @@ from sowing.vector import SelfPlayVec, VecEnv
 
 def masked_random(masks, rng):
     """One uniformly random legal action per row of ``masks``, chosen with numpy."""
-    scores = rng.random(masks.shape) * masks
+    scores = rng.random(masks.shape) + masks  # legal in [1, 2), illegal in [0, 1)
     return scores.argmax(axis=1)
 
 
