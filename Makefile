@@ -29,8 +29,11 @@ test: venv python
 	$(CARGO) test --workspace
 	$(VPY) -m pytest -q pybindings/tests
 
+# The main job. For now: the presets, random-play statistics of each, and the engine's throughput.
 demo: build
 	./target/release/sowing variants
+	./target/release/sowing random --variant all --games 10000
+	./target/release/sowing bench
 
 bench: python
 	$(CARGO) bench --workspace
