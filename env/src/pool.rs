@@ -160,3 +160,43 @@ impl Drop for Pool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Pool;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn every_part_runs_once_per_call() {
+        let pool = Pool::new(3);
+        assert_eq!(pool.threads(), 3);
+        let hits: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
+        for parts in [1, 2, 3, 3, 1] {
+            pool.run(parts, &|p| {
+                hits[p].fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        let counts: Vec<usize> = hits.iter().map(|h| h.load(Ordering::Relaxed)).collect();
+        assert_eq!(counts, vec![5, 3, 2]);
+    }
+
+    #[test]
+    fn a_panic_in_a_worker_reaches_the_caller_and_the_pool_goes_on() {
+        let pool = Pool::new(2);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.run(2, &|p| assert_ne!(p, 1, "part 1 fails"));
+        }));
+        assert!(caught.is_err());
+        let ran = AtomicUsize::new(0);
+        pool.run(2, &|_| {
+            ran.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(ran.load(Ordering::Relaxed), 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "parts must be 1 to 2")]
+    fn more_parts_than_threads_is_a_bug() {
+        Pool::new(2).run(3, &|_| {});
+    }
+}
