@@ -8,6 +8,8 @@
 mod agent;
 mod alphabeta;
 pub mod arena;
+#[cfg(feature = "torch")]
+pub mod az;
 mod evaluator;
 mod greedy;
 mod hash;

@@ -106,6 +106,8 @@ pub fn from_spec(spec: &str) -> Result<Box<dyn Agent>, SpecError> {
             let budget = parse_budget(spec, arg, crate::mcts::MAX_SIMULATIONS, "simulations")?;
             Ok(Box::new(Mcts::new(budget)))
         }
+        #[cfg(feature = "torch")]
+        ("az", Some(arg)) => Ok(Box::new(crate::az::agent::from_spec_arg(spec, arg)?)),
         ("alphabeta" | "mcts", None) => Err(SpecError::new(
             spec,
             format!("{kind} needs a budget after a colon, a count or a time"),

@@ -1,0 +1,324 @@
+//! Measuring a network against the search baselines: many games at once, the network's moves
+//! searched together in batches, the baselines' moves spread over threads; and Elo ratings from
+//! the results (baselines rated once by a round robin, anchored at `random` = 0).
+
+use crate::agent::Agent;
+use crate::az::network::PolicyValueNet;
+use crate::az::puct::{BatchSearch, PuctConfig};
+use crate::spec::from_spec;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use sowing_env::{Outcome, Player, Rules, State};
+
+/// Results of one player against one opponent, from the player's side.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MatchResult {
+    /// The opponent's spec.
+    pub opponent: String,
+    /// Games won.
+    pub wins: u32,
+    /// Games drawn (truncated games count as draws).
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+}
+
+impl MatchResult {
+    /// Games played.
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// Score rate: wins plus half the draws, over games.
+    pub fn score(&self) -> f64 {
+        (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(self.games().max(1))
+    }
+
+    /// Win rate.
+    pub fn win_rate(&self) -> f64 {
+        f64::from(self.wins) / f64::from(self.games().max(1))
+    }
+
+    /// Wilson 95% interval of the win rate.
+    pub fn win_interval(&self) -> (f64, f64) {
+        wilson(f64::from(self.wins), f64::from(self.games()))
+    }
+}
+
+/// Wilson score interval at 95% for `k` successes in `n` trials.
+pub fn wilson(k: f64, n: f64) -> (f64, f64) {
+    if n == 0.0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.96f64;
+    let p = k / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// A match of the network against one agent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchSetup {
+    /// The game.
+    pub rules: Rules,
+    /// The opponent's agent spec.
+    pub opponent: String,
+    /// Games to play; the network is South in even games and North in odd ones.
+    pub games: u32,
+    /// Game `g` draws from stream `g` of this seed.
+    pub seed: u64,
+    /// Threads for the opponent's moves.
+    pub threads: usize,
+}
+
+/// Play the match `setup`: the network searches `config.simulations` per move, without noise,
+/// and plays the most visited move; its moves in all games are searched together. `progress`
+/// hears the number of games finished.
+pub fn play_network_matches(
+    net: &mut PolicyValueNet,
+    config: &PuctConfig,
+    setup: &MatchSetup,
+    progress: &mut dyn FnMut(u32),
+) -> Result<MatchResult, crate::spec::SpecError> {
+    let MatchSetup {
+        rules,
+        opponent,
+        games,
+        seed,
+        threads,
+    } = setup;
+    let (games, seed, threads) = (*games, *seed, *threads);
+    let mut agents = (0..games)
+        .map(|_| from_spec(opponent))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut states = vec![State::initial(rules); games as usize];
+    let mut rngs: Vec<ChaCha8Rng> = (0..games)
+        .map(|g| {
+            let mut r = ChaCha8Rng::seed_from_u64(seed);
+            r.set_stream(u64::from(g));
+            r
+        })
+        .collect();
+    let net_side = |g: usize| {
+        if g % 2 == 0 {
+            Player::South
+        } else {
+            Player::North
+        }
+    };
+    let config = config.without_noise();
+    let mut search = BatchSearch::new();
+    let mut eval_rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut finished = 0;
+    loop {
+        let mut net_games = Vec::new();
+        let mut agent_games = Vec::new();
+        for (g, s) in states.iter().enumerate() {
+            if s.is_over() {
+                continue;
+            }
+            if s.to_move() == net_side(g) {
+                net_games.push(g);
+            } else {
+                agent_games.push(g);
+            }
+        }
+        if net_games.is_empty() && agent_games.is_empty() {
+            break;
+        }
+        if !net_games.is_empty() {
+            let roots: Vec<State> = net_games.iter().map(|&g| states[g]).collect();
+            let mut noise: Vec<ChaCha8Rng> = net_games.iter().map(|&g| rngs[g].clone()).collect();
+            let results = search.search(&roots, &config, net, &mut noise, &mut eval_rng);
+            for (&g, r) in net_games.iter().zip(&results) {
+                states[g] = states[g].play_unchecked(r.best_action());
+            }
+        }
+        let mut turn = vec![false; states.len()];
+        for &g in &agent_games {
+            turn[g] = true;
+        }
+        let mut work: Vec<(usize, &mut Box<dyn Agent>, &mut ChaCha8Rng)> = agents
+            .iter_mut()
+            .zip(rngs.iter_mut())
+            .enumerate()
+            .filter(|(g, _)| turn[*g])
+            .map(|(g, (agent, rng))| (g, agent, rng))
+            .collect();
+        let chunk = work.len().div_ceil(threads.max(1)).max(1);
+        let states_now = &states;
+        let moves: Vec<(usize, usize)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = work
+                .chunks_mut(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter_mut()
+                            .map(|(g, agent, rng)| (*g, agent.choose(&states_now[*g], rng)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("a baseline agent panicked"))
+                .collect()
+        });
+        for (g, a) in moves {
+            states[g] = states[g]
+                .play(a)
+                .unwrap_or_else(|e| panic!("baseline {opponent} chose an illegal move: {e}"));
+        }
+        let now = states.iter().filter(|s| s.is_over()).count() as u32;
+        if now > finished {
+            finished = now;
+            progress(finished);
+        }
+    }
+    let mut result = MatchResult {
+        opponent: opponent.to_string(),
+        ..MatchResult::default()
+    };
+    for (g, s) in states.iter().enumerate() {
+        match s.outcome() {
+            Outcome::Won(p) if p == net_side(g) => result.wins += 1,
+            Outcome::Won(_) => result.losses += 1,
+            _ => result.draws += 1,
+        }
+    }
+    Ok(result)
+}
+
+/// Play `games` games between two agents (each side half the time) and return `a`'s result.
+pub fn play_agent_matches(
+    rules: &Rules,
+    a: &str,
+    b: &str,
+    games: u32,
+    seed: u64,
+) -> Result<MatchResult, crate::spec::SpecError> {
+    let mut first = from_spec(a)?;
+    let mut second = from_spec(b)?;
+    let mut result = MatchResult {
+        opponent: b.to_string(),
+        ..MatchResult::default()
+    };
+    for g in 0..games {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(u64::from(g));
+        first.new_game();
+        second.new_game();
+        let a_side = if g % 2 == 0 {
+            Player::South
+        } else {
+            Player::North
+        };
+        let mut state = State::initial(rules);
+        while !state.is_over() {
+            let agent = if state.to_move() == a_side {
+                &mut first
+            } else {
+                &mut second
+            };
+            let action = agent.choose(&state, &mut rng);
+            state = state
+                .play(action)
+                .unwrap_or_else(|e| panic!("agent {} chose an illegal move: {e}", agent.name()));
+        }
+        match state.outcome() {
+            Outcome::Won(p) if p == a_side => result.wins += 1,
+            Outcome::Won(_) => result.losses += 1,
+            _ => result.draws += 1,
+        }
+    }
+    Ok(result)
+}
+
+/// Elo difference of `score` (a rate in `(0, 1)`), clamped to stay finite.
+fn logistic_elo(score: f64) -> f64 {
+    let s = score.clamp(1e-3, 1.0 - 1e-3);
+    400.0 * (s / (1.0 - s)).log10()
+}
+
+fn expected(diff: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-diff / 400.0))
+}
+
+/// Bradley-Terry ratings of `names` from pairwise results `(i, j, score of i, games)`, anchored at
+/// `names[0]` = 0. One virtual draw per pair keeps ratings finite when a pair is one-sided.
+pub fn rate_round_robin(names: &[String], results: &[(usize, usize, f64, f64)]) -> Vec<f64> {
+    let mut r = vec![0.0f64; names.len()];
+    for _ in 0..2000 {
+        let mut next = r.clone();
+        for (i, slot) in next.iter_mut().enumerate().skip(1) {
+            let (mut grad, mut curv) = (0.0, 0.0);
+            for &(a, b, score, games) in results {
+                let (other, s) = if a == i {
+                    (b, score)
+                } else if b == i {
+                    (a, 1.0 - score)
+                } else {
+                    continue;
+                };
+                let n = games + 1.0;
+                let s = (s * games + 0.5) / n;
+                let e = expected(r[i] - r[other]);
+                grad += n * (s - e);
+                curv += n * e * (1.0 - e);
+            }
+            if curv > 0.0 {
+                *slot = r[i] + grad / curv * 400.0 / std::f64::consts::LN_10;
+            }
+        }
+        let moved = next
+            .iter()
+            .zip(&r)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        r = next;
+        if moved < 1e-6 {
+            break;
+        }
+    }
+    r
+}
+
+/// The Elo rating of a player from its results against rated opponents (with one virtual draw
+/// per opponent), and the half-width of its 95% interval.
+pub fn rate_against(opponents: &[(f64, &MatchResult)]) -> (f64, f64) {
+    let mean = opponents
+        .iter()
+        .map(|(r, m)| r + logistic_elo(m.score()))
+        .sum::<f64>()
+        / opponents.len().max(1) as f64;
+    let mut rating = mean;
+    let mut info = 0.0;
+    for _ in 0..200 {
+        let (mut grad, mut curv) = (0.0, 0.0);
+        for (r, m) in opponents {
+            let n = f64::from(m.games()) + 1.0;
+            let s = (m.score() * f64::from(m.games()) + 0.5) / n;
+            let e = expected(rating - r);
+            grad += n * (s - e);
+            curv += n * e * (1.0 - e);
+        }
+        info = curv;
+        if curv <= 0.0 {
+            break;
+        }
+        let step = grad / curv * 400.0 / std::f64::consts::LN_10;
+        rating += step;
+        if step.abs() < 1e-6 {
+            break;
+        }
+    }
+    let scale = 400.0 / std::f64::consts::LN_10;
+    let half = if info > 0.0 {
+        1.96 * scale / info.sqrt()
+    } else {
+        f64::INFINITY
+    };
+    (rating, half)
+}

@@ -1,0 +1,23 @@
+//! AlphaZero-style self-play training with tch (libtorch), behind the `torch` feature.
+//!
+//! - [`network`]: the policy-value network, one definition for every board size.
+//! - [`puct`]: PUCT search with any [`Evaluator`](crate::Evaluator), many positions batched.
+//! - [`replay`], [`adam`]: the replay buffer and AdamW, both checkpointable.
+//! - [`trainer`]: the run's `Args` and one training iteration, start and resume.
+//! - [`checkpoint`]: the on-disk layout, written atomically and checked when read.
+//! - [`evaluate`]: games against the baselines and Elo ratings.
+//! - [`agent`]: a trained network as the agent `az:PATH[:SIMS]`.
+
+pub mod adam;
+pub mod agent;
+pub mod checkpoint;
+pub mod evaluate;
+pub mod network;
+pub mod puct;
+pub mod replay;
+pub mod trainer;
+
+pub use agent::{AzAgent, load_checkpoint};
+pub use network::{NetConfig, PolicyValueNet};
+pub use puct::{BatchSearch, PuctConfig, SearchResult};
+pub use trainer::{Args, IterationMetrics, Progress, TrainError, Trainer};

@@ -1,0 +1,201 @@
+//! The policy-value network: a residual MLP over the relative observation, one definition for
+//! every board size (the sizes of the first and last layers follow the number of holes).
+//!
+//! Input, for `n` holes per row: the observation of `sowing_env::observation` (`2n + 2` values)
+//! scaled so that an average hole reads 1, followed by the legal mask (`n` values, 1 or 0), so the
+//! network sees which moves are endless. Output: policy logits over the `n` actions, illegal ones
+//! masked out, and a value in `[-1, 1]` for the player to move.
+
+use crate::evaluator::{Evaluation, Evaluator};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use sowing_env::{MAX_HOLES, State};
+use tch::nn::{self, Module};
+use tch::{Device, Kind, Tensor};
+
+/// Logit given to illegal actions: low enough that softmax gives them exactly zero, finite so that
+/// a zero target times its log-probability stays zero rather than NaN.
+const MASKED_LOGIT: f64 = -1.0e9;
+
+/// The shape of a network; saved with every checkpoint so the network can be rebuilt to load it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetConfig {
+    /// Holes per row of the game it plays.
+    pub holes: usize,
+    /// Width of the hidden layers.
+    pub hidden: usize,
+    /// Residual blocks.
+    pub blocks: usize,
+}
+
+impl NetConfig {
+    /// Length of the input vector: observation `2n + 2` plus legal mask `n`.
+    pub fn input_len(&self) -> usize {
+        3 * self.holes + 2
+    }
+}
+
+/// Write the network input for `state` into `out` (length [`NetConfig::input_len`]).
+pub fn encode_input(state: &State, out: &mut [f32]) {
+    let n = state.holes();
+    let obs_len = 2 * n + 2;
+    state.write_observation(&mut out[..obs_len]);
+    // The observation divides by all seeds in play; multiplying by the hole count makes an
+    // average hole 1, a scale the first layer learns from more easily than 1/48.
+    let scale = (2 * n) as f32;
+    for x in &mut out[..obs_len] {
+        *x *= scale;
+    }
+    let legal = state.legal_mask();
+    for (a, x) in out[obs_len..obs_len + n].iter_mut().enumerate() {
+        *x = f32::from(legal >> a & 1 == 1);
+    }
+}
+
+/// One pre-norm residual block: `h + W2 relu(W1 norm(h))`.
+#[derive(Debug)]
+struct Block {
+    norm: nn::LayerNorm,
+    fc1: nn::Linear,
+    fc2: nn::Linear,
+}
+
+impl Block {
+    fn new(p: &nn::Path, hidden: i64) -> Block {
+        Block {
+            norm: nn::layer_norm(p / "norm", vec![hidden], Default::default()),
+            fc1: nn::linear(p / "fc1", hidden, hidden, Default::default()),
+            fc2: nn::linear(p / "fc2", hidden, hidden, Default::default()),
+        }
+    }
+
+    fn forward(&self, h: &Tensor) -> Tensor {
+        h + self
+            .fc2
+            .forward(&self.fc1.forward(&self.norm.forward(h)).relu())
+    }
+}
+
+/// The policy-value network. Build it on a `VarStore`'s root path; variable names are stable
+/// (`input`, `block{i}/{norm,fc1,fc2}`, `policy`, `value_hidden`, `value`) so checkpoints load.
+#[derive(Debug)]
+pub struct PolicyValueNet {
+    config: NetConfig,
+    device: Device,
+    input: nn::Linear,
+    blocks: Vec<Block>,
+    norm: nn::LayerNorm,
+    policy: nn::Linear,
+    value_hidden: nn::Linear,
+    value: nn::Linear,
+}
+
+impl PolicyValueNet {
+    /// A network of shape `config` with fresh weights under `p`.
+    pub fn new(p: &nn::Path, config: NetConfig) -> PolicyValueNet {
+        let hidden = config.hidden as i64;
+        let blocks = (0..config.blocks)
+            .map(|i| Block::new(&(p / format!("block{i}")), hidden))
+            .collect();
+        PolicyValueNet {
+            config,
+            device: p.device(),
+            input: nn::linear(
+                p / "input",
+                config.input_len() as i64,
+                hidden,
+                Default::default(),
+            ),
+            blocks,
+            norm: nn::layer_norm(p / "norm", vec![hidden], Default::default()),
+            policy: nn::linear(
+                p / "policy",
+                hidden,
+                config.holes as i64,
+                Default::default(),
+            ),
+            value_hidden: nn::linear(p / "value_hidden", hidden, hidden / 2, Default::default()),
+            value: nn::linear(p / "value", hidden / 2, 1, Default::default()),
+        }
+    }
+
+    /// Its shape.
+    pub fn config(&self) -> NetConfig {
+        self.config
+    }
+
+    /// The device its weights live on.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// Policy logits (`[B, n]`, illegal actions at a huge negative value) and values (`[B]`, in
+    /// `[-1, 1]`) for inputs `x` (`[B, input_len]`) whose last `n` columns are the legal mask.
+    pub fn forward(&self, x: &Tensor) -> (Tensor, Tensor) {
+        let n = self.config.holes as i64;
+        let legal = x.narrow(1, self.config.input_len() as i64 - n, n).gt(0.5);
+        let mut h = self.input.forward(x).relu();
+        for block in &self.blocks {
+            h = block.forward(&h);
+        }
+        let h = self.norm.forward(&h).relu();
+        let logits = self
+            .policy
+            .forward(&h)
+            .masked_fill(&legal.logical_not(), MASKED_LOGIT);
+        let value = self
+            .value
+            .forward(&self.value_hidden.forward(&h).relu())
+            .tanh()
+            .squeeze_dim(1);
+        (logits, value)
+    }
+
+    /// Evaluate many states in one forward pass, without gradients. Every state must have this
+    /// network's number of holes and must not be over.
+    pub fn evaluate_states(&self, states: &[State], out: &mut [Evaluation]) {
+        if states.is_empty() {
+            return;
+        }
+        let n = self.config.holes;
+        let len = self.config.input_len();
+        let mut input = vec![0.0f32; states.len() * len];
+        for (s, row) in states.iter().zip(input.chunks_exact_mut(len)) {
+            encode_input(s, row);
+        }
+        let (priors, values) = tch::no_grad(|| {
+            let x = Tensor::from_slice(&input)
+                .view([states.len() as i64, len as i64])
+                .to_device(self.device);
+            let (logits, value) = self.forward(&x);
+            (
+                logits.softmax(-1, Kind::Float).to_device(Device::Cpu),
+                value.to_device(Device::Cpu),
+            )
+        });
+        let mut p = vec![0.0f32; states.len() * n];
+        priors.copy_data(&mut p, states.len() * n);
+        let mut v = vec![0.0f32; states.len()];
+        values.copy_data(&mut v, states.len());
+        for ((slot, row), value) in out.iter_mut().zip(p.chunks_exact(n)).zip(v) {
+            let mut priors = [0.0f32; MAX_HOLES];
+            priors[..n].copy_from_slice(row);
+            *slot = Evaluation { priors, value };
+        }
+    }
+}
+
+impl Evaluator for PolicyValueNet {
+    fn evaluate(&mut self, state: &State, _rng: &mut ChaCha8Rng) -> Evaluation {
+        let mut out = [Evaluation {
+            priors: [0.0; MAX_HOLES],
+            value: 0.0,
+        }];
+        self.evaluate_states(std::slice::from_ref(state), &mut out);
+        out[0]
+    }
+
+    fn evaluate_batch(&mut self, states: &[State], _rng: &mut ChaCha8Rng, out: &mut [Evaluation]) {
+        self.evaluate_states(states, out);
+    }
+}

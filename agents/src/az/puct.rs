@@ -1,0 +1,362 @@
+//! PUCT search (AlphaZero's tree policy) over `sowing-env`, run for many positions at once so that
+//! the leaves of all their trees are valued in one call to [`Evaluator::evaluate_batch`], which a
+//! network answers with one forward pass.
+//!
+//! Values are kept from the point of view of the player to move at each node; every move passes
+//! the turn, so a child's value is negated when seen from its parent.
+
+use crate::evaluator::{Evaluation, Evaluator};
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use sowing_env::{MAX_HOLES, Outcome, State};
+
+/// How the search explores.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PuctConfig {
+    /// Simulations per move (the root's evaluation is the first).
+    pub simulations: u32,
+    /// Exploration constant of the PUCT formula.
+    pub c_puct: f32,
+    /// Dirichlet noise at the root: concentration (0 turns noise off).
+    pub dirichlet_alpha: f32,
+    /// Weight of the noise in the root priors.
+    pub noise_fraction: f32,
+}
+
+impl PuctConfig {
+    /// The same search without root noise, as used when playing to win rather than to learn.
+    pub fn without_noise(self) -> PuctConfig {
+        PuctConfig {
+            noise_fraction: 0.0,
+            ..self
+        }
+    }
+}
+
+/// What a search found at its root.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchResult {
+    /// Visits of each action (relative to the mover); only legal actions are visited.
+    pub visits: [u32; MAX_HOLES],
+    /// The root's priors (noise included), which break ties between equally visited actions.
+    pub priors: [f32; MAX_HOLES],
+    /// Bit `a` set when action `a` is legal at the root.
+    pub legal: u16,
+    /// Mean value of the root for the player to move, in `[-1, 1]`.
+    pub value: f32,
+}
+
+impl SearchResult {
+    /// The most visited legal action; equal visits go to the higher prior, then the lower action.
+    pub fn best_action(&self) -> usize {
+        let mut best: Option<usize> = None;
+        for a in (0..MAX_HOLES).filter(|&a| self.legal >> a & 1 == 1) {
+            let better = best.is_none_or(|b| {
+                (self.visits[a], self.priors[a]) > (self.visits[b], self.priors[b])
+            });
+            if better {
+                best = Some(a);
+            }
+        }
+        best.unwrap_or(0)
+    }
+
+    /// A legal action drawn in proportion to its visits (the best one if nothing was visited).
+    pub fn sample_action(&self, rng: &mut ChaCha8Rng) -> usize {
+        let total: u32 = self.visits.iter().sum();
+        if total == 0 {
+            return self.best_action();
+        }
+        let mut pick = rng.random_range(0..total);
+        for (a, &v) in self.visits.iter().enumerate() {
+            if pick < v {
+                return a;
+            }
+            pick -= v;
+        }
+        self.best_action()
+    }
+}
+
+const NO_CHILDREN: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// Valid once the node has been reached (children get their state when first selected).
+    state: State,
+    parent: u32,
+    action: u8,
+    prior: f32,
+    visits: u32,
+    value_sum: f32,
+    /// Index of the first child; children are contiguous, one per legal action.
+    first_child: u32,
+    children: u8,
+}
+
+/// One search tree, reused from move to move to keep its allocation.
+#[derive(Debug, Default)]
+struct Tree {
+    nodes: Vec<Node>,
+}
+
+impl Tree {
+    fn reset(&mut self, root: State) {
+        self.nodes.clear();
+        self.nodes.push(Node {
+            state: root,
+            parent: u32::MAX,
+            action: 0,
+            prior: 1.0,
+            visits: 0,
+            value_sum: 0.0,
+            first_child: NO_CHILDREN,
+            children: 0,
+        });
+    }
+
+    /// Walk down by PUCT to a node not yet expanded (a leaf to evaluate, or a finished game).
+    fn select(&mut self, c_puct: f32) -> u32 {
+        let mut id = 0u32;
+        loop {
+            let node = self.nodes[id as usize];
+            if node.first_child == NO_CHILDREN {
+                return id;
+            }
+            let sqrt_n = (node.visits as f32).sqrt();
+            // Unvisited children start at the parent's own mean value (from the mover's side).
+            let fpu = if node.visits > 0 {
+                node.value_sum / node.visits as f32
+            } else {
+                0.0
+            };
+            let mut best = node.first_child;
+            let mut best_score = f32::NEG_INFINITY;
+            for c in node.first_child..node.first_child + u32::from(node.children) {
+                let child = &self.nodes[c as usize];
+                let q = if child.visits > 0 {
+                    -child.value_sum / child.visits as f32
+                } else {
+                    fpu
+                };
+                let u = c_puct * child.prior * sqrt_n / (1.0 + child.visits as f32);
+                if q + u > best_score {
+                    best_score = q + u;
+                    best = c;
+                }
+            }
+            let child = &mut self.nodes[best as usize];
+            if child.visits == 0 && child.first_child == NO_CHILDREN {
+                child.state = node.state.play_unchecked(usize::from(child.action));
+            }
+            id = best;
+        }
+    }
+
+    /// Give `leaf` one child per legal action with the evaluation's priors.
+    fn expand(&mut self, leaf: u32, priors: &[f32; MAX_HOLES]) {
+        let state = self.nodes[leaf as usize].state;
+        let first = self.nodes.len() as u32;
+        let mut count = 0u8;
+        for a in state.legal_actions() {
+            self.nodes.push(Node {
+                state,
+                parent: leaf,
+                action: a as u8,
+                prior: priors[a],
+                visits: 0,
+                value_sum: 0.0,
+                first_child: NO_CHILDREN,
+                children: 0,
+            });
+            count += 1;
+        }
+        let node = &mut self.nodes[leaf as usize];
+        node.first_child = first;
+        node.children = count;
+    }
+
+    /// Add `value` (for the player to move at `leaf`) to every node from `leaf` to the root.
+    fn backup(&mut self, leaf: u32, mut value: f32) {
+        let mut id = leaf;
+        loop {
+            let node = &mut self.nodes[id as usize];
+            node.visits += 1;
+            node.value_sum += value;
+            if node.parent == u32::MAX {
+                return;
+            }
+            id = node.parent;
+            value = -value;
+        }
+    }
+
+    fn result(&self) -> SearchResult {
+        let root = &self.nodes[0];
+        let mut visits = [0u32; MAX_HOLES];
+        let mut priors = [0.0f32; MAX_HOLES];
+        if root.first_child != NO_CHILDREN {
+            for c in root.first_child..root.first_child + u32::from(root.children) {
+                let child = &self.nodes[c as usize];
+                visits[usize::from(child.action)] = child.visits;
+                priors[usize::from(child.action)] = child.prior;
+            }
+        }
+        SearchResult {
+            visits,
+            priors,
+            legal: root.state.legal_mask(),
+            value: root.value_sum / root.visits.max(1) as f32,
+        }
+    }
+}
+
+/// The value of a finished game for the player to move there: the outcome, a truncation a draw.
+fn final_value(state: &State) -> f32 {
+    match state.outcome() {
+        Outcome::Won(p) if p == state.to_move() => 1.0,
+        Outcome::Won(_) => -1.0,
+        _ => 0.0,
+    }
+}
+
+/// Searches many positions together. Keeps its trees and buffers between calls.
+#[derive(Debug, Default)]
+pub struct BatchSearch {
+    trees: Vec<Tree>,
+    pending_states: Vec<State>,
+    pending: Vec<(usize, u32)>,
+    evaluations: Vec<Evaluation>,
+}
+
+impl BatchSearch {
+    /// An empty searcher.
+    pub fn new() -> BatchSearch {
+        BatchSearch::default()
+    }
+
+    /// Search each of `roots` (none of them over) with `config.simulations` simulations, valuing
+    /// leaves with `evaluator` in batches of up to `roots.len()`. `rngs[i]` draws root `i`'s
+    /// noise, so a root's search does not depend on which others share its batch.
+    pub fn search<E: Evaluator + ?Sized>(
+        &mut self,
+        roots: &[State],
+        config: &PuctConfig,
+        evaluator: &mut E,
+        rngs: &mut [ChaCha8Rng],
+        eval_rng: &mut ChaCha8Rng,
+    ) -> Vec<SearchResult> {
+        assert_eq!(roots.len(), rngs.len(), "one noise stream per root");
+        if self.trees.len() < roots.len() {
+            self.trees.resize_with(roots.len(), Tree::default);
+        }
+        for (tree, root) in self.trees.iter_mut().zip(roots) {
+            tree.reset(*root);
+        }
+        let neutral = Evaluation {
+            priors: [0.0; MAX_HOLES],
+            value: 0.0,
+        };
+        for sim in 0..config.simulations.max(1) {
+            self.pending.clear();
+            self.pending_states.clear();
+            for (i, tree) in self.trees[..roots.len()].iter_mut().enumerate() {
+                let leaf = tree.select(config.c_puct);
+                let state = tree.nodes[leaf as usize].state;
+                if state.is_over() {
+                    tree.backup(leaf, final_value(&state));
+                } else {
+                    self.pending.push((i, leaf));
+                    self.pending_states.push(state);
+                }
+            }
+            self.evaluations.clear();
+            self.evaluations.resize(self.pending.len(), neutral);
+            evaluator.evaluate_batch(&self.pending_states, eval_rng, &mut self.evaluations);
+            for (&(i, leaf), eval) in self.pending.iter().zip(&self.evaluations) {
+                let mut priors = eval.priors;
+                if sim == 0 && leaf == 0 && config.noise_fraction > 0.0 {
+                    add_dirichlet_noise(&mut priors, roots[i].legal_mask(), config, &mut rngs[i]);
+                }
+                let tree = &mut self.trees[i];
+                tree.expand(leaf, &priors);
+                tree.backup(leaf, eval.value);
+            }
+        }
+        self.trees[..roots.len()].iter().map(Tree::result).collect()
+    }
+}
+
+/// Mix Dirichlet(alpha) noise into the priors of the legal actions.
+fn add_dirichlet_noise(
+    priors: &mut [f32; MAX_HOLES],
+    legal: u16,
+    config: &PuctConfig,
+    rng: &mut ChaCha8Rng,
+) {
+    let mut noise = [0.0f64; MAX_HOLES];
+    let mut total = 0.0;
+    for (a, slot) in noise.iter_mut().enumerate() {
+        if legal >> a & 1 == 1 {
+            *slot = sample_gamma(f64::from(config.dirichlet_alpha), rng);
+            total += *slot;
+        }
+    }
+    if total <= 0.0 {
+        return;
+    }
+    let eps = config.noise_fraction;
+    for (a, p) in priors.iter_mut().enumerate() {
+        if legal >> a & 1 == 1 {
+            *p = (1.0 - eps) * *p + eps * (noise[a] / total) as f32;
+        }
+    }
+}
+
+/// A Gamma(shape, 1) draw by Marsaglia and Tsang's method (shapes below 1 boosted by U^(1/shape)).
+fn sample_gamma(shape: f64, rng: &mut ChaCha8Rng) -> f64 {
+    if shape < 1.0 {
+        let u: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
+        return sample_gamma(shape + 1.0, rng) * u.powf(1.0 / shape);
+    }
+    let d = shape - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let x = sample_normal(rng);
+        let v = (1.0 + c * x).powi(3);
+        if v <= 0.0 {
+            continue;
+        }
+        let u: f64 = rng.random();
+        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+            return d * v;
+        }
+    }
+}
+
+/// A standard normal draw (Box-Muller).
+fn sample_normal(rng: &mut ChaCha8Rng) -> f64 {
+    let u1: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
+    let u2: f64 = rng.random();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn gamma_draws_have_the_right_mean() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for shape in [0.3, 1.0, 2.5] {
+            let n = 20_000;
+            let mean = (0..n).map(|_| sample_gamma(shape, &mut rng)).sum::<f64>() / n as f64;
+            assert!(
+                (mean - shape).abs() < 0.05 * shape.max(1.0),
+                "shape {shape}: mean {mean}"
+            );
+        }
+    }
+}

@@ -1,0 +1,787 @@
+//! The AlphaZero-style trainer, read top to bottom: the run's arguments, then one iteration
+//! (self-play with batched PUCT, training on the replay buffer, evaluation against the
+//! baselines, checkpoint), then starting and resuming.
+//!
+//! Every random choice comes from ChaCha streams derived from `(seed, iteration, game)`, and the
+//! optimiser moments and the replay buffer are checkpointed with the weights, so on the CPU a run
+//! resumed from iteration `k` repeats exactly what an uninterrupted run does after `k`.
+
+use crate::az::adam::AdamW;
+use crate::az::checkpoint::{self, CheckpointError, Meta, TRAINER, WEIGHTS};
+use crate::az::evaluate::{self, MatchResult};
+use crate::az::network::{NetConfig, PolicyValueNet, encode_input};
+use crate::az::puct::{BatchSearch, PuctConfig};
+use crate::az::replay::{ReplayBuffer, Sample};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use sowing_env::{Outcome, Rules, State};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use tch::{Device, Kind, Tensor, nn};
+
+/// `sowing train`: AlphaZero-style self-play training of a policy-value network.
+///
+/// Each iteration plays `--games-per-iteration` self-play games (PUCT with
+/// `--simulations` per move, Dirichlet noise at the root, moves drawn in proportion to visits for
+/// the first `--temperature-plies` plies and the most visited after), adds their positions to the
+/// replay buffer, trains on it with AdamW, plays the baselines, and writes a checkpoint to
+/// `--out`. `--resume DIR` continues a run exactly; it takes every setting from the checkpoint
+/// except the budget (`--iterations`, `--minutes`) and `--threads`.
+#[derive(Clone, Debug, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Args {
+    /// Preset to train on (see `sowing variants`); required unless --resume.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Stop after this many iterations in all (counting those of a resumed run).
+    #[arg(long)]
+    pub iterations: Option<u32>,
+    /// Stop starting new iterations once this many minutes of this session have passed.
+    #[arg(long)]
+    pub minutes: Option<f64>,
+    /// Seed of every random choice of the run.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Run directory for checkpoints, metrics.csv and the learning-curve plots
+    /// (default runs/az-VARIANT-sSEED).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Continue the run in this directory from its newest checkpoint.
+    #[arg(long)]
+    #[serde(skip)]
+    pub resume: Option<PathBuf>,
+    /// Width of the network's hidden layers.
+    #[arg(long, default_value_t = 64)]
+    pub hidden: usize,
+    /// Residual blocks of the network.
+    #[arg(long, default_value_t = 2)]
+    pub blocks: usize,
+    /// PUCT simulations per self-play move.
+    #[arg(long, default_value_t = 64)]
+    pub simulations: u32,
+    /// Self-play games per iteration.
+    #[arg(long, default_value_t = 128)]
+    pub games_per_iteration: u32,
+    /// Self-play games played at once (their leaves are evaluated in one batch).
+    #[arg(long, default_value_t = 128)]
+    pub parallel_games: u32,
+    /// PUCT exploration constant.
+    #[arg(long, default_value_t = 1.5)]
+    pub c_puct: f32,
+    /// Dirichlet concentration of the root noise.
+    #[arg(long, default_value_t = 1.0)]
+    pub dirichlet_alpha: f32,
+    /// Weight of the root noise in the priors.
+    #[arg(long, default_value_t = 0.25)]
+    pub noise_fraction: f32,
+    /// Plies at the start of each self-play game whose move is drawn in proportion to visits;
+    /// later moves take the most visited action.
+    #[arg(long, default_value_t = 12)]
+    pub temperature_plies: u32,
+    /// Value target = (1 - m) * game result + m * root search value, for each position.
+    #[arg(long, default_value_t = 0.5)]
+    pub value_mix: f32,
+    /// Positions the replay buffer holds.
+    #[arg(long, default_value_t = 60_000)]
+    pub replay_capacity: usize,
+    /// Training batch size.
+    #[arg(long, default_value_t = 256)]
+    pub batch_size: usize,
+    /// Times each new position is sampled for training, on average: sets the training steps
+    /// per iteration to positions * reuse / batch size.
+    #[arg(long, default_value_t = 4.0)]
+    pub sample_reuse: f64,
+    /// AdamW learning rate.
+    #[arg(long, default_value_t = 2e-3)]
+    pub lr: f64,
+    /// AdamW decoupled weight decay.
+    #[arg(long, default_value_t = 1e-4)]
+    pub weight_decay: f64,
+    /// Baselines played after every iteration, comma-separated agent specs.
+    #[arg(long, default_value = "random,greedy,alphabeta:4,mcts:1000")]
+    pub baselines: String,
+    /// Games against each baseline per evaluation (half from each side); 0 skips evaluation.
+    #[arg(long, default_value_t = 20)]
+    pub eval_games: u32,
+    /// PUCT simulations per move of the network in evaluation games.
+    #[arg(long, default_value_t = 64)]
+    pub eval_simulations: u32,
+    /// Threads for libtorch and for the baselines' moves (default: all cores).
+    #[arg(long)]
+    #[serde(skip)]
+    pub threads: Option<usize>,
+}
+
+impl Args {
+    /// The preset name, or an error when none was given.
+    pub fn variant_name(&self) -> Result<&str, TrainError> {
+        self.variant
+            .as_deref()
+            .ok_or_else(|| TrainError::Args("--variant is required (or --resume DIR)".to_string()))
+    }
+
+    /// The run directory.
+    pub fn out_dir(&self) -> Result<PathBuf, TrainError> {
+        match &self.out {
+            Some(dir) => Ok(dir.clone()),
+            None => Ok(PathBuf::from(format!(
+                "runs/az-{}-s{}",
+                self.variant_name()?,
+                self.seed
+            ))),
+        }
+    }
+
+    fn threads(&self) -> usize {
+        self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
+    }
+
+    /// The baselines' specs.
+    pub fn baseline_specs(&self) -> Vec<String> {
+        self.baselines
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn puct(&self, simulations: u32) -> PuctConfig {
+        PuctConfig {
+            simulations,
+            c_puct: self.c_puct,
+            dirichlet_alpha: self.dirichlet_alpha,
+            noise_fraction: self.noise_fraction,
+        }
+    }
+
+    /// Refuse settings that cannot train, naming the flag and what is allowed.
+    fn validate(&self) -> Result<(), TrainError> {
+        let bad = |flag: &str, allowed: &str| {
+            Err(TrainError::Args(format!("--{flag} must be {allowed}")))
+        };
+        if self.iterations.is_none() && self.minutes.is_none() {
+            return bad("iterations or --minutes", "given (the training budget)");
+        }
+        if self.minutes.is_some_and(|m| !(m > 0.0 && m.is_finite())) {
+            return bad("minutes", "a positive number");
+        }
+        if self.hidden < 2 || self.hidden > 4096 {
+            return bad("hidden", "between 2 and 4096");
+        }
+        if self.blocks > 64 {
+            return bad("blocks", "at most 64");
+        }
+        if self.simulations == 0 || self.eval_simulations == 0 {
+            return bad("simulations and --eval-simulations", "at least 1");
+        }
+        if self.games_per_iteration == 0 || self.parallel_games == 0 {
+            return bad("games-per-iteration and --parallel-games", "at least 1");
+        }
+        if !(self.value_mix >= 0.0 && self.value_mix <= 1.0) {
+            return bad("value-mix", "between 0 and 1");
+        }
+        if !(self.noise_fraction >= 0.0 && self.noise_fraction <= 1.0) {
+            return bad("noise-fraction", "between 0 and 1");
+        }
+        if !positive(f64::from(self.dirichlet_alpha)) || !positive(f64::from(self.c_puct)) {
+            return bad("dirichlet-alpha and --c-puct", "positive");
+        }
+        if self.batch_size == 0 || self.replay_capacity < self.batch_size {
+            return bad("batch-size", "at least 1 and at most --replay-capacity");
+        }
+        if !positive(self.sample_reuse)
+            || !positive(self.lr)
+            || !(positive(self.weight_decay) || self.weight_decay == 0.0)
+        {
+            return bad(
+                "sample-reuse, --lr and --weight-decay",
+                "positive (decay may be 0)",
+            );
+        }
+        for spec in self.baseline_specs() {
+            crate::spec::from_spec(&spec).map_err(|e| TrainError::Args(e.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `x` is a finite number above zero.
+fn positive(x: f64) -> bool {
+    x.is_finite() && x > 0.0
+}
+
+/// What went wrong in training.
+#[derive(Debug)]
+pub enum TrainError {
+    /// Arguments that cannot be used.
+    Args(String),
+    /// Reading or writing a checkpoint.
+    Checkpoint(CheckpointError),
+    /// libtorch failed.
+    Torch(String),
+}
+
+impl std::fmt::Display for TrainError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TrainError::Args(m) => f.write_str(m),
+            TrainError::Checkpoint(e) => e.fmt(f),
+            TrainError::Torch(m) => write!(f, "libtorch: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for TrainError {}
+
+impl From<CheckpointError> for TrainError {
+    fn from(e: CheckpointError) -> Self {
+        TrainError::Checkpoint(e)
+    }
+}
+
+/// What one iteration did and measured; one row of `metrics.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IterationMetrics {
+    /// Iteration number, from 1.
+    pub iteration: u32,
+    /// Training time at its end, over all sessions, in seconds.
+    pub seconds: f64,
+    /// Self-play games played.
+    pub games: u32,
+    /// Self-play positions (moves searched).
+    pub positions: u64,
+    /// Self-play positions per second.
+    pub positions_per_sec: f64,
+    /// Share of self-play games South won.
+    pub south_win_rate: f64,
+    /// Samples in the replay buffer after the iteration.
+    pub buffer: usize,
+    /// Training steps taken.
+    pub steps: u32,
+    /// Mean policy loss (cross-entropy with the search policy) over the steps.
+    pub policy_loss: f64,
+    /// Mean value loss (squared error) over the steps.
+    pub value_loss: f64,
+    /// Results against each baseline.
+    pub eval: Vec<MatchResult>,
+    /// Elo of the network against the rated baselines (`random` = 0), if evaluated.
+    pub elo: Option<f64>,
+    /// Half-width of the Elo's 95% interval.
+    pub elo_interval: Option<f64>,
+}
+
+/// Where an iteration has got to, for progress bars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Rating the baselines against each other (once per run): pairs done of total.
+    RatingBaselines(u32, u32),
+    /// Self-play: games finished of total.
+    SelfPlay(u32, u32),
+    /// Training: steps done of total.
+    Training(u32, u32),
+    /// Evaluation: games finished of total.
+    Evaluation(u32, u32),
+}
+
+/// The checkpoint metadata of this trainer.
+pub type TrainMeta = Meta<Args, IterationMetrics>;
+
+/// A training run in memory.
+#[derive(Debug)]
+pub struct Trainer {
+    args: Args,
+    rules: Rules,
+    dir: PathBuf,
+    vs: nn::VarStore,
+    net: PolicyValueNet,
+    optimizer: AdamW,
+    buffer: ReplayBuffer,
+    iteration: u32,
+    history: Vec<IterationMetrics>,
+    baseline_elo: BTreeMap<String, f64>,
+    seconds: f64,
+}
+
+/// A random stream for `purpose` in iteration `iteration`, lane `lane` (a game, say).
+fn stream(seed: u64, purpose: u64, iteration: u32, lane: u32) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ purpose.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    rng.set_stream(u64::from(iteration) << 32 | u64::from(lane));
+    rng
+}
+
+const SELF_PLAY: u64 = 1;
+const TRAINING: u64 = 2;
+const EVALUATION: u64 = 3;
+
+/// One self-play game in progress.
+struct Game {
+    state: State,
+    rng: ChaCha8Rng,
+    /// Per position: network input, search policy, root value, and the mover.
+    positions: Vec<(Vec<f32>, Vec<f32>, f32, sowing_env::Player)>,
+}
+
+impl Trainer {
+    /// A new run: fresh weights seeded by `args.seed`. Refuses a directory that already holds one.
+    pub fn new(args: Args) -> Result<Trainer, TrainError> {
+        args.validate()?;
+        let rules =
+            Rules::preset(args.variant_name()?).map_err(|e| TrainError::Args(e.to_string()))?;
+        let dir = args.out_dir()?;
+        if let Some(existing) = checkpoint::newest(&dir)? {
+            return Err(TrainError::Args(format!(
+                "{} already holds a run ({}); continue it with --resume {} or choose another --out",
+                dir.display(),
+                existing.display(),
+                dir.display()
+            )));
+        }
+        tch::set_num_threads(args.threads() as i32);
+        let net_config = NetConfig {
+            holes: rules.holes(),
+            hidden: args.hidden,
+            blocks: args.blocks,
+        };
+        let vs = nn::VarStore::new(Device::cuda_if_available());
+        let net = {
+            // libtorch's generator is global: hold it while seeding and drawing the weights, so
+            // that runs made side by side in one process still start from their own seed.
+            static TORCH_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+            let _guard = TORCH_RNG
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            tch::manual_seed(args.seed as i64);
+            PolicyValueNet::new(&vs.root(), net_config)
+        };
+        let optimizer = AdamW::new(&vs, args.lr, args.weight_decay);
+        let buffer = ReplayBuffer::new(
+            net_config.input_len(),
+            net_config.holes,
+            args.replay_capacity,
+        );
+        Ok(Trainer {
+            args,
+            rules,
+            dir,
+            vs,
+            net,
+            optimizer,
+            buffer,
+            iteration: 0,
+            history: Vec::new(),
+            baseline_elo: BTreeMap::new(),
+            seconds: 0.0,
+        })
+    }
+
+    /// Continue the run in `dir` from its newest checkpoint. Settings come from the checkpoint;
+    /// `budget` supplies `iterations`, `minutes` and `threads`, and a `variant` in it that differs
+    /// from the checkpoint's is refused.
+    pub fn resume(dir: &Path, budget: &Args) -> Result<Trainer, TrainError> {
+        let found = checkpoint::resolve(dir)?;
+        let meta: TrainMeta = checkpoint::read_meta(&found)?;
+        if let Some(v) = &budget.variant
+            && Some(v) != meta.args.variant.as_ref()
+        {
+            let trained = meta.args.variant.as_deref().unwrap_or("custom rules");
+            return Err(CheckpointError::Mismatch(
+                found,
+                format!("it was trained on {trained}, not {v}"),
+            )
+            .into());
+        }
+        if !found.join(TRAINER).is_file() {
+            return Err(CheckpointError::Missing(
+                found,
+                format!("{TRAINER} is missing; only the newest iteration of a run can be resumed"),
+            )
+            .into());
+        }
+        let mut args = meta.args.clone();
+        args.iterations = budget.iterations;
+        args.minutes = budget.minutes;
+        args.threads = budget.threads;
+        args.out = Some(dir.to_owned());
+        args.validate()?;
+        tch::set_num_threads(args.threads() as i32);
+        let mut vs = nn::VarStore::new(Device::cuda_if_available());
+        let net = PolicyValueNet::new(&vs.root(), meta.net);
+        load_weights(&mut vs, &found, &meta)?;
+        let mut optimizer = AdamW::new(&vs, args.lr, args.weight_decay);
+        let path = found.join(TRAINER);
+        let saved: BTreeMap<String, Tensor> = Tensor::load_multi(&path)
+            .map_err(|e| CheckpointError::Corrupt(path.clone(), e.to_string()))?
+            .into_iter()
+            .collect();
+        optimizer
+            .load_state(&saved)
+            .map_err(|e| CheckpointError::Corrupt(path.clone(), e))?;
+        let buffer =
+            ReplayBuffer::from_state(&saved).map_err(|e| CheckpointError::Corrupt(path, e))?;
+        Ok(Trainer {
+            args,
+            rules: meta.rules,
+            dir: dir.to_owned(),
+            vs,
+            net,
+            optimizer,
+            buffer,
+            iteration: meta.iteration,
+            history: meta.history,
+            baseline_elo: meta.baseline_elo,
+            seconds: meta.seconds,
+        })
+    }
+
+    /// The run's arguments.
+    pub fn args(&self) -> &Args {
+        &self.args
+    }
+
+    /// The rules it trains on.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The run directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Iterations completed.
+    pub fn iteration(&self) -> u32 {
+        self.iteration
+    }
+
+    /// Metrics of every iteration so far.
+    pub fn history(&self) -> &[IterationMetrics] {
+        &self.history
+    }
+
+    /// The baselines' ratings (empty before the first evaluation).
+    pub fn baseline_elo(&self) -> &BTreeMap<String, f64> {
+        &self.baseline_elo
+    }
+
+    /// The network.
+    pub fn net(&mut self) -> &mut PolicyValueNet {
+        &mut self.net
+    }
+
+    /// The network's variables, by name.
+    pub fn variables(&self) -> BTreeMap<String, Tensor> {
+        self.vs.variables().into_iter().collect()
+    }
+
+    /// Whether the budget allows another iteration, given this session's elapsed seconds and the
+    /// length of the last iteration.
+    pub fn wants_more(&self, session_seconds: f64, last_iteration_seconds: f64) -> bool {
+        if self.args.iterations.is_some_and(|k| self.iteration >= k) {
+            return false;
+        }
+        match self.args.minutes {
+            Some(m) => session_seconds + 0.5 * last_iteration_seconds < m * 60.0,
+            None => true,
+        }
+    }
+
+    /// One iteration: self-play, training, evaluation, checkpoint. Returns its metrics.
+    pub fn iterate(
+        &mut self,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<IterationMetrics, TrainError> {
+        let started = Instant::now();
+        let next = self.iteration + 1;
+        let (games, positions, south_wins, play_secs) = self.self_play(next, progress);
+        let (steps, policy_loss, value_loss) = self.train(next, positions, progress);
+        let eval = self.evaluate(next, progress)?;
+        let (elo, elo_interval) = if eval.is_empty() {
+            (None, None)
+        } else {
+            let rated: Vec<(f64, &MatchResult)> = eval
+                .iter()
+                .map(|m| (self.baseline_elo[&m.opponent], m))
+                .collect();
+            let (elo, half) = evaluate::rate_against(&rated);
+            (Some(elo), Some(half))
+        };
+        self.seconds += started.elapsed().as_secs_f64();
+        let metrics = IterationMetrics {
+            iteration: next,
+            seconds: self.seconds,
+            games,
+            positions,
+            positions_per_sec: positions as f64 / play_secs.max(1e-9),
+            south_win_rate: f64::from(south_wins) / f64::from(games.max(1)),
+            buffer: self.buffer.len(),
+            steps,
+            policy_loss,
+            value_loss,
+            eval,
+            elo,
+            elo_interval,
+        };
+        self.iteration = next;
+        self.history.push(metrics.clone());
+        self.save()?;
+        Ok(metrics)
+    }
+
+    /// Play the iteration's self-play games, `parallel_games` at a time, and add their positions
+    /// to the replay buffer. Returns games, positions, South's wins and seconds taken.
+    fn self_play(
+        &mut self,
+        iteration: u32,
+        progress: &mut dyn FnMut(Progress),
+    ) -> (u32, u64, u32, f64) {
+        let started = Instant::now();
+        let total = self.args.games_per_iteration;
+        let config = self.args.puct(self.args.simulations);
+        let n = self.rules.holes();
+        let input_len = 3 * n + 2;
+        let mut search = BatchSearch::new();
+        let mut eval_rng = stream(self.args.seed, SELF_PLAY, iteration, u32::MAX);
+        let new_game = |g: u32| Game {
+            state: State::initial(&self.rules),
+            rng: stream(self.args.seed, SELF_PLAY, iteration, g),
+            positions: Vec::new(),
+        };
+        let mut active: Vec<Game> = (0..self.args.parallel_games.min(total))
+            .map(new_game)
+            .collect();
+        let mut started_games = active.len() as u32;
+        let (mut finished, mut positions, mut south_wins) = (0u32, 0u64, 0u32);
+        progress(Progress::SelfPlay(0, total));
+        while !active.is_empty() {
+            let roots: Vec<State> = active.iter().map(|g| g.state).collect();
+            let mut rngs: Vec<ChaCha8Rng> = active.iter().map(|g| g.rng.clone()).collect();
+            let results = search.search(&roots, &config, &mut self.net, &mut rngs, &mut eval_rng);
+            let mut done = Vec::new();
+            for (i, (game, result)) in active.iter_mut().zip(&results).enumerate() {
+                game.rng = rngs[i].clone();
+                let mut input = vec![0.0f32; input_len];
+                encode_input(&game.state, &mut input);
+                let visits: u32 = result.visits.iter().sum();
+                let policy: Vec<f32> = result.visits[..n]
+                    .iter()
+                    .map(|&v| v as f32 / visits.max(1) as f32)
+                    .collect();
+                game.positions
+                    .push((input, policy, result.value, game.state.to_move()));
+                let action = if game.state.ply() < self.args.temperature_plies {
+                    result.sample_action(&mut game.rng)
+                } else {
+                    result.best_action()
+                };
+                game.state = game.state.play_unchecked(action);
+                positions += 1;
+                if !game.state.is_over() {
+                    continue;
+                }
+                let outcome = game.state.outcome();
+                if outcome == Outcome::Won(sowing_env::Player::South) {
+                    south_wins += 1;
+                }
+                let mix = self.args.value_mix;
+                for (input, policy, root_value, mover) in game.positions.drain(..) {
+                    let z = outcome.reward(mover);
+                    self.buffer.push(&Sample {
+                        input,
+                        policy,
+                        value: (1.0 - mix) * z + mix * root_value,
+                    });
+                }
+                finished += 1;
+                progress(Progress::SelfPlay(finished, total));
+                done.push(i);
+            }
+            // Finished games make room for new ones, in slot order; slots left over close.
+            let mut closed = Vec::new();
+            for i in done {
+                if started_games < total {
+                    active[i] = new_game(started_games);
+                    started_games += 1;
+                } else {
+                    closed.push(i);
+                }
+            }
+            for i in closed.into_iter().rev() {
+                active.remove(i);
+            }
+        }
+        (
+            finished,
+            positions,
+            south_wins,
+            started.elapsed().as_secs_f64(),
+        )
+    }
+
+    /// Train on the replay buffer: `positions * sample_reuse / batch_size` AdamW steps. Returns
+    /// steps and the mean policy and value losses.
+    fn train(
+        &mut self,
+        iteration: u32,
+        positions: u64,
+        progress: &mut dyn FnMut(Progress),
+    ) -> (u32, f64, f64) {
+        let batch = self.args.batch_size.min(self.buffer.len());
+        if batch == 0 {
+            return (0, 0.0, 0.0);
+        }
+        let steps = ((positions as f64 * self.args.sample_reuse) / batch as f64).ceil() as u32;
+        let mut rng = stream(self.args.seed, TRAINING, iteration, 0);
+        let device = self.vs.device();
+        let (mut policy_sum, mut value_sum) = (0.0, 0.0);
+        progress(Progress::Training(0, steps));
+        for step in 0..steps {
+            let b = self.buffer.sample(batch, &mut rng);
+            let (logits, value) = self.net.forward(&b.inputs.to_device(device));
+            let policy_loss = -(b.policies.to_device(device) * logits.log_softmax(-1, Kind::Float))
+                .sum_dim_intlist(-1, false, Kind::Float)
+                .mean(Kind::Float);
+            let value_loss = (value - b.values.to_device(device))
+                .square()
+                .mean(Kind::Float);
+            let loss = &policy_loss + &value_loss;
+            self.optimizer.backward_step(&loss);
+            policy_sum += policy_loss.double_value(&[]);
+            value_sum += value_loss.double_value(&[]);
+            progress(Progress::Training(step + 1, steps));
+        }
+        let s = f64::from(steps.max(1));
+        (steps, policy_sum / s, value_sum / s)
+    }
+
+    /// Play every baseline (rating them first, once per run). Empty when evaluation is off.
+    fn evaluate(
+        &mut self,
+        iteration: u32,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Vec<MatchResult>, TrainError> {
+        let games = self.args.eval_games;
+        let baselines = self.args.baseline_specs();
+        if games == 0 || baselines.is_empty() {
+            return Ok(Vec::new());
+        }
+        if self.baseline_elo.is_empty() {
+            self.rate_baselines(&baselines, progress)?;
+        }
+        let config = self.args.puct(self.args.eval_simulations);
+        let total = games * baselines.len() as u32;
+        let mut results = Vec::new();
+        progress(Progress::Evaluation(0, total));
+        for (b, spec) in baselines.iter().enumerate() {
+            let seed = seed_from(stream(self.args.seed, EVALUATION, iteration, b as u32));
+            let done_before = games * b as u32;
+            let setup = evaluate::MatchSetup {
+                rules: self.rules,
+                opponent: spec.clone(),
+                games,
+                seed,
+                threads: self.args.threads(),
+            };
+            let result =
+                evaluate::play_network_matches(&mut self.net, &config, &setup, &mut |done| {
+                    progress(Progress::Evaluation(done_before + done, total))
+                })
+                .map_err(|e| TrainError::Args(e.to_string()))?;
+            results.push(result);
+        }
+        Ok(results)
+    }
+
+    /// Rate the baselines by a round robin of `eval_games` games per pair, `random` (or the first
+    /// baseline) anchored at 0.
+    fn rate_baselines(
+        &mut self,
+        baselines: &[String],
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), TrainError> {
+        let mut names = baselines.to_vec();
+        if let Some(pos) = names.iter().position(|n| n == "random") {
+            names.swap(0, pos);
+        }
+        let pairs: Vec<(usize, usize)> = (0..names.len())
+            .flat_map(|i| (i + 1..names.len()).map(move |j| (i, j)))
+            .collect();
+        let total = pairs.len() as u32;
+        progress(Progress::RatingBaselines(0, total));
+        let seed = seed_from(stream(self.args.seed, EVALUATION, 0, u32::MAX));
+        let threads = self.args.threads().max(1);
+        let mut results = Vec::new();
+        for chunk in pairs.chunks(threads) {
+            let outcomes = std::thread::scope(|scope| {
+                let handles: Vec<_> = chunk
+                    .iter()
+                    .map(|&(i, j)| {
+                        let (a, b, rules) = (&names[i], &names[j], &self.rules);
+                        let games = self.args.eval_games;
+                        scope.spawn(move || evaluate::play_agent_matches(rules, a, b, games, seed))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a baseline agent panicked"))
+                    .collect::<Vec<_>>()
+            });
+            for (&(i, j), outcome) in chunk.iter().zip(outcomes) {
+                let m = outcome.map_err(|e| TrainError::Args(e.to_string()))?;
+                results.push((i, j, m.score(), f64::from(m.games())));
+            }
+            progress(Progress::RatingBaselines(results.len() as u32, total));
+        }
+        let ratings = evaluate::rate_round_robin(&names, &results);
+        self.baseline_elo = names.into_iter().zip(ratings).collect();
+        Ok(())
+    }
+
+    /// Write the checkpoint of the current iteration.
+    fn save(&self) -> Result<PathBuf, TrainError> {
+        let mut meta = TrainMeta {
+            format: checkpoint::FORMAT.to_string(),
+            version: checkpoint::VERSION,
+            iteration: self.iteration,
+            rules: self.rules,
+            net: self.net.config(),
+            args: self.args.clone(),
+            history: self.history.clone(),
+            baseline_elo: self.baseline_elo.clone(),
+            seconds: self.seconds,
+            files: BTreeMap::new(),
+        };
+        let mut state = self.optimizer.state();
+        state.extend(self.buffer.state());
+        let path = checkpoint::write(&self.dir, &mut meta, |tmp| {
+            self.vs
+                .save(tmp.join(WEIGHTS))
+                .map_err(|e| format!("saving weights: {e}"))?;
+            Tensor::save_multi(&state, tmp.join(TRAINER)).map_err(|e| format!("saving state: {e}"))
+        })?;
+        Ok(path)
+    }
+}
+
+/// Load `meta`'s weights from checkpoint folder `dir` into `vs` (built for `meta.net`).
+pub fn load_weights(
+    vs: &mut nn::VarStore,
+    dir: &Path,
+    meta: &TrainMeta,
+) -> Result<(), CheckpointError> {
+    let path = dir.join(WEIGHTS);
+    vs.load(&path).map_err(|e| {
+        CheckpointError::Corrupt(
+            path,
+            format!("its tensors do not load into a {:?} network: {e}", meta.net),
+        )
+    })
+}
+
+/// A seed drawn from a stream, for code that takes a `u64`.
+fn seed_from(mut rng: ChaCha8Rng) -> u64 {
+    rand::Rng::next_u64(&mut rng)
+}

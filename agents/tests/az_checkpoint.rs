@@ -1,0 +1,122 @@
+//! Damaged and mismatched checkpoints are refused with messages that say what is wrong.
+#![cfg(feature = "torch")]
+
+use clap::Parser;
+use sowing_agents::az::checkpoint::{self, WEIGHTS};
+use sowing_agents::az::{Args, Trainer, load_checkpoint};
+use sowing_agents::from_spec;
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: Args,
+}
+
+fn tiny(out: &Path) -> Args {
+    Cli::parse_from([
+        "train",
+        "--variant",
+        "en-dodoi-6",
+        "--iterations",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--hidden",
+        "8",
+        "--blocks",
+        "1",
+        "--simulations",
+        "4",
+        "--games-per-iteration",
+        "2",
+        "--batch-size",
+        "16",
+        "--replay-capacity",
+        "500",
+        "--eval-games",
+        "0",
+        "--threads",
+        "1",
+    ])
+    .args
+}
+
+/// A run directory with one finished iteration.
+fn one_iteration(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sowing-azck-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut trainer = Trainer::new(tiny(&dir)).unwrap();
+    trainer.iterate(&mut |_| {}).unwrap();
+    dir
+}
+
+fn error_text<T, E: std::fmt::Display>(r: Result<T, E>) -> String {
+    match r {
+        Ok(_) => panic!("must be refused"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_truncated_weights_file_is_refused() {
+    let dir = one_iteration("truncated");
+    let weights = checkpoint::iteration_dir(&dir, 1).join(WEIGHTS);
+    let bytes = std::fs::read(&weights).unwrap();
+    std::fs::write(&weights, &bytes[..bytes.len() / 2]).unwrap();
+    let msg = error_text(load_checkpoint(&dir));
+    assert!(
+        msg.contains("corrupt") && msg.contains("truncated"),
+        "{msg}"
+    );
+    assert!(msg.contains(WEIGHTS), "{msg}");
+    let msg = error_text(from_spec(&format!("az:{}", dir.display())));
+    assert!(msg.contains("truncated"), "{msg}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn altered_metadata_is_refused() {
+    let dir = one_iteration("meta");
+    let meta = checkpoint::iteration_dir(&dir, 1).join(checkpoint::META);
+    std::fs::write(&meta, "{\"format\": \"something else\"}").unwrap();
+    let msg = error_text(load_checkpoint(&dir));
+    assert!(msg.contains("not a sowing-az-checkpoint"), "{msg}");
+    std::fs::write(&meta, "{ not json").unwrap();
+    let msg = error_text(load_checkpoint(&dir));
+    assert!(msg.contains("not valid JSON"), "{msg}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn resuming_on_another_variant_is_refused() {
+    let dir = one_iteration("variant");
+    let mut budget = tiny(&dir);
+    budget.variant = Some("en-dodoi-8".to_string());
+    budget.iterations = Some(2);
+    let msg = error_text(Trainer::resume(&dir, &budget));
+    assert!(
+        msg.contains("trained on en-dodoi-6, not en-dodoi-8"),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_new_run_does_not_overwrite_an_old_one() {
+    let dir = one_iteration("overwrite");
+    let msg = error_text(Trainer::new(tiny(&dir)));
+    assert!(
+        msg.contains("already holds a run") && msg.contains("--resume"),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_missing_checkpoint_is_reported() {
+    let dir = std::env::temp_dir().join(format!("sowing-azck-{}-none", std::process::id()));
+    let msg = error_text(from_spec(&format!("az:{}", dir.display())));
+    assert!(msg.contains("no checkpoint"), "{msg}");
+    assert!(from_spec("az:").is_err());
+}

@@ -1,0 +1,122 @@
+//! The policy-value network on every board size: output shapes, illegal actions masked to zero
+//! probability, values in [-1, 1], and one batched forward pass agreeing with one-by-one ones.
+#![cfg(feature = "torch")]
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use sowing_agents::Evaluator;
+use sowing_agents::az::network::{NetConfig, PolicyValueNet, encode_input};
+use sowing_env::{PRESETS, Rules, State, random_action};
+use tch::{Device, Kind, Tensor, nn};
+
+/// Positions from random games of `rules`, none of them over, some with illegal actions.
+fn positions(rules: &Rules, count: usize, seed: u64) -> Vec<State> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut s = State::initial(rules);
+        while !s.is_over() && out.len() < count {
+            out.push(s);
+            let a = random_action(&s, &mut rng).expect("a game not over has a move");
+            s = s.play(a).expect("random actions are legal");
+        }
+    }
+    out
+}
+
+fn net_for(rules: &Rules) -> (nn::VarStore, PolicyValueNet) {
+    tch::manual_seed(7);
+    let vs = nn::VarStore::new(Device::Cpu);
+    let config = NetConfig {
+        holes: rules.holes(),
+        hidden: 32,
+        blocks: 2,
+    };
+    let net = PolicyValueNet::new(&vs.root(), config);
+    (vs, net)
+}
+
+fn all_rules() -> Vec<Rules> {
+    let mut rules: Vec<Rules> = PRESETS.iter().map(|p| Rules::preset(p).unwrap()).collect();
+    for holes in [1, 2, 16] {
+        rules.push(
+            Rules::preset("en-dodoi-6")
+                .unwrap()
+                .with(|s| {
+                    s.holes = holes;
+                    s.seeds = 3;
+                })
+                .unwrap(),
+        );
+    }
+    rules
+}
+
+#[test]
+fn outputs_have_the_board_size_and_mask_illegal_actions() {
+    for rules in all_rules() {
+        let n = rules.holes();
+        let (_vs, net) = net_for(&rules);
+        let states = positions(&rules, 40, 1);
+        let len = net.config().input_len();
+        assert_eq!(len, 3 * n + 2);
+        let mut input = vec![0.0f32; states.len() * len];
+        for (s, row) in states.iter().zip(input.chunks_exact_mut(len)) {
+            encode_input(s, row);
+        }
+        let x = Tensor::from_slice(&input).view([states.len() as i64, len as i64]);
+        let (logits, value) = tch::no_grad(|| net.forward(&x));
+        assert_eq!(
+            logits.size(),
+            vec![states.len() as i64, n as i64],
+            "{rules:?}"
+        );
+        assert_eq!(value.size(), vec![states.len() as i64], "{rules:?}");
+        let probs = logits.softmax(-1, Kind::Float);
+        let mut p = vec![0.0f32; states.len() * n];
+        probs.copy_data(&mut p, states.len() * n);
+        let mut v = vec![0.0f32; states.len()];
+        value.copy_data(&mut v, states.len());
+        for ((s, row), value) in states.iter().zip(p.chunks_exact(n)).zip(v) {
+            assert!((-1.0..=1.0).contains(&value));
+            for (a, &prob) in row.iter().enumerate() {
+                if !s.is_legal(a) {
+                    assert_eq!(prob, 0.0, "illegal action {a} of {s:?} has probability");
+                }
+            }
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
+    }
+}
+
+#[test]
+fn some_positions_have_illegal_actions() {
+    let rules = Rules::preset("en-dodoi-6").unwrap();
+    let states = positions(&rules, 200, 2);
+    assert!(states.iter().any(|s| s.legal_count() < rules.holes()));
+}
+
+#[test]
+fn batched_evaluation_agrees_with_one_by_one() {
+    for rules in all_rules() {
+        let (_vs, mut net) = net_for(&rules);
+        let states = positions(&rules, 33, 3);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let blank = sowing_agents::Evaluation {
+            priors: [0.0; sowing_env::MAX_HOLES],
+            value: 0.0,
+        };
+        let mut batched = vec![blank; states.len()];
+        net.evaluate_batch(&states, &mut rng, &mut batched);
+        for (s, b) in states.iter().zip(&batched) {
+            let single = net.evaluate(s, &mut rng);
+            assert!((single.value - b.value).abs() < 1e-5, "{rules:?}");
+            for a in 0..sowing_env::MAX_HOLES {
+                assert!((single.priors[a] - b.priors[a]).abs() < 1e-5, "{rules:?}");
+                if a >= rules.holes() || !s.is_legal(a) {
+                    assert_eq!(b.priors[a], 0.0);
+                }
+            }
+        }
+    }
+}

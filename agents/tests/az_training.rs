@@ -1,0 +1,153 @@
+//! The trainer end to end on a tiny budget: two iterations write two checkpoints that load as an
+//! agent, and a run resumed after its first iteration repeats the second iteration of an
+//! uninterrupted run exactly (CPU, one thread).
+#![cfg(feature = "torch")]
+
+use clap::Parser;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use sowing_agents::az::checkpoint::{self, TRAINER};
+use sowing_agents::az::{Args, Trainer, load_checkpoint};
+use sowing_agents::from_spec;
+use sowing_env::{Rules, State};
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: Args,
+}
+
+/// Tiny settings: a small network, few simulations and games, quick baselines.
+fn tiny(out: &Path, iterations: u32) -> Args {
+    let out = out.to_str().unwrap();
+    let iterations = iterations.to_string();
+    Cli::parse_from([
+        "train",
+        "--variant",
+        "en-dodoi-6",
+        "--iterations",
+        &iterations,
+        "--seed",
+        "5",
+        "--out",
+        out,
+        "--hidden",
+        "16",
+        "--blocks",
+        "1",
+        "--simulations",
+        "8",
+        "--games-per-iteration",
+        "6",
+        "--parallel-games",
+        "4",
+        "--batch-size",
+        "32",
+        "--replay-capacity",
+        "2000",
+        "--baselines",
+        "random,greedy",
+        "--eval-games",
+        "2",
+        "--eval-simulations",
+        "4",
+        "--threads",
+        "1",
+    ])
+    .args
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sowing-az-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn train(args: Args) -> Trainer {
+    let mut trainer = Trainer::new(args).expect("tiny settings are valid");
+    while trainer.wants_more(0.0, 0.0) {
+        trainer.iterate(&mut |_| {}).expect("an iteration runs");
+    }
+    trainer
+}
+
+#[test]
+fn two_tiny_iterations_checkpoint_and_reload() {
+    let dir = scratch("smoke");
+    let trainer = train(tiny(&dir, 2));
+    assert_eq!(trainer.iteration(), 2);
+    let history = trainer.history();
+    assert_eq!(history.len(), 2);
+    for (i, m) in history.iter().enumerate() {
+        assert_eq!(m.iteration, i as u32 + 1);
+        assert_eq!(m.games, 6);
+        assert!(m.positions > 0 && m.steps > 0);
+        assert!(m.policy_loss.is_finite() && m.value_loss.is_finite());
+        assert_eq!(m.eval.len(), 2);
+        assert!(m.eval.iter().all(|r| r.games() == 2));
+        assert!(m.elo.is_some());
+    }
+    assert!(
+        checkpoint::iteration_dir(&dir, 1)
+            .join("weights.ot")
+            .is_file()
+    );
+    assert!(!checkpoint::iteration_dir(&dir, 1).join(TRAINER).exists());
+    assert!(checkpoint::iteration_dir(&dir, 2).join(TRAINER).is_file());
+
+    let loaded = load_checkpoint(&dir).expect("the newest checkpoint loads");
+    assert_eq!(loaded.meta.iteration, 2);
+    assert_eq!(loaded.meta.rules, Rules::preset("en-dodoi-6").unwrap());
+    let same: bool = trainer
+        .variables()
+        .iter()
+        .all(|(name, t)| loaded.vs.variables()[name].equal(t));
+    assert!(same, "reloaded weights differ from the trained ones");
+
+    let spec = format!("az:{}:4", dir.display());
+    let mut agent = from_spec(&spec).expect("az spec loads");
+    assert_eq!(agent.name(), spec);
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    let mut state = State::initial(&Rules::preset("en-dodoi-6").unwrap());
+    while !state.is_over() {
+        let a = agent.choose(&state, &mut rng);
+        state = state.play(a).expect("the az agent plays legal moves");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn resume_repeats_the_uninterrupted_run() {
+    let straight_dir = scratch("straight");
+    let straight = train(tiny(&straight_dir, 2));
+
+    let split_dir = scratch("split");
+    let first = train(tiny(&split_dir, 1));
+    assert_eq!(first.iteration(), 1);
+    drop(first);
+    let mut budget = tiny(&split_dir, 2);
+    budget.resume = Some(split_dir.clone());
+    let mut resumed = Trainer::resume(&split_dir, &budget).expect("the run resumes");
+    assert_eq!(resumed.iteration(), 1);
+    assert!(resumed.wants_more(0.0, 0.0));
+    resumed
+        .iterate(&mut |_| {})
+        .expect("the resumed iteration runs");
+    assert!(!resumed.wants_more(0.0, 0.0));
+
+    let (a, b) = (&straight.history()[1], &resumed.history()[1]);
+    assert_eq!(a.positions, b.positions);
+    assert_eq!(a.policy_loss, b.policy_loss);
+    assert_eq!(a.value_loss, b.value_loss);
+    assert_eq!(a.eval, b.eval);
+    let theirs = resumed.variables();
+    for (name, t) in straight.variables() {
+        assert!(
+            theirs[&name].equal(&t),
+            "variable {name} differs after resuming"
+        );
+    }
+    std::fs::remove_dir_all(&straight_dir).unwrap();
+    std::fs::remove_dir_all(&split_dir).unwrap();
+}
