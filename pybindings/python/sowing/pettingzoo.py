@@ -26,6 +26,7 @@ from pettingzoo.utils import wrappers
 from ._sowing import Rules, State
 
 AGENTS = ["player_0", "player_1"]
+RENDER_MODES = ["ansi", "human"]
 
 
 def env(variant: str | Rules = "en-dodoi-8", render_mode: str | None = None) -> AECEnv:
@@ -37,7 +38,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     """The unwrapped AEC environment; see the module docs."""
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
         "name": "sowing_v0",
         "is_parallelizable": False,
         "render_fps": 4,
@@ -47,10 +48,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         EzPickle.__init__(self, variant, render_mode)
         super().__init__()
         self.rules = variant if isinstance(variant, Rules) else Rules.preset(variant)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not supported; modes: {self.metadata['render_modes']}"
-            )
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode {render_mode!r} is not supported; modes: {RENDER_MODES}")
         self.render_mode = render_mode
         n, length = self.rules.holes, self.rules.observation_len
         self.possible_agents = AGENTS[:]

@@ -156,6 +156,7 @@ class VecEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = first.action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
+        self._obs_shape = (num_envs, self.rules.observation_len)
         self._autoreset = np.zeros(num_envs, dtype=bool)
         self._masks = np.zeros((num_envs, self.rules.holes), dtype=bool)
 
@@ -172,7 +173,7 @@ class VecEnv(gymnasium.vector.VectorEnv):
                 raise ValueError(f"expected {self.num_envs} seeds, one per game, got {len(seeds)}")
         if seed is not None:
             self._np_random_seed = seeds[0]
-        observations = np.empty(self.observation_space.shape, dtype=np.float32)
+        observations = np.empty(self._obs_shape, dtype=np.float32)
         sides = np.empty(self.num_envs, dtype=np.int64)
         for i, (env, s) in enumerate(zip(self.envs, seeds)):
             observations[i], info = env.reset(seed=s, options=options)
@@ -198,7 +199,7 @@ class VecEnv(gymnasium.vector.VectorEnv):
                     env.state.play(int(actions[i]))
                 except ValueError as e:
                     raise type(e)(f"game {i}: {e}") from None
-        observations = np.empty(self.observation_space.shape, dtype=np.float32)
+        observations = np.empty(self._obs_shape, dtype=np.float32)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
@@ -219,7 +220,7 @@ class VecEnv(gymnasium.vector.VectorEnv):
         """The legal moves of every game, bool ``(num_envs, n)``."""
         return self._masks.copy()
 
-    def render(self) -> tuple[str | None, ...] | None:
+    def render(self) -> tuple[Any, ...] | None:
         if self.render_mode != "ansi":
             return None
         return tuple(env.render() for env in self.envs)
