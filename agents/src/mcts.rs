@@ -1,6 +1,7 @@
 //! Monte Carlo tree search with UCT. The tree policy (selection by UCB1, expansion, backing up)
 //! lives here; how a new leaf is valued is an [`Evaluator`]: [`Rollout`] plays one random game
-//! out, and a network can take its place without touching the search.
+//! out, and a network can take its place without touching the search. UCB1 uses only the
+//! evaluator's value; its priors are for PUCT-style searches.
 //!
 //! Nodes live in one arena (`Vec`) that keeps its allocation from move to move, so a search
 //! allocates nothing once the agent has played a few moves. A child's position is made only when

@@ -2,8 +2,8 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::{Agent, Budget, Evaluation, Evaluator, Mcts, Rollout};
-use sowing_env::{MAX_HOLES, Player, Rules, State};
+use sowing_agents::{Agent, AlphaBeta, Budget, Evaluation, Evaluator, Mcts, Rollout, WIN};
+use sowing_env::{MAX_HOLES, Player, Rules, State, random_action};
 
 #[test]
 fn a_fixed_seed_gives_the_same_search_and_game() {
@@ -32,33 +32,44 @@ fn a_fixed_seed_gives_the_same_search_and_game() {
 
 #[test]
 fn it_takes_a_win_in_one() {
-    // South to move on a 2x3 board: action 0 (hole 0, 1 seed) falls into empty hole 1 and
-    // captures North's 4 seeds in hole 4, which ends the game with South ahead.
-    let rules = Rules::preset("en-dodoi-6")
-        .expect("a preset")
-        .with(|r| {
-            r.holes = 3;
-            r.seeds = 1;
-        })
-        .expect("valid rules");
-    let s = State::new(
-        &rules,
-        &[1, 0, 0, 0, 4, 0],
-        sowing_env::ByPlayer::new(0, 1),
-        Player::South,
-        10,
-    );
-    let Ok(s) = s else {
-        panic!("a valid position: {s:?}");
-    };
-    let winning: Vec<usize> = s
-        .legal_actions()
-        .filter(|&a| s.play_unchecked(a).winner() == Some(Player::South))
-        .collect();
-    assert!(!winning.is_empty(), "the position has a winning move: {s}");
-    let mut agent = Mcts::new(Budget::Count(200));
+    // Positions of random games where neither side has half the seeds yet, some move wins at
+    // once, and every other move is, to alpha-beta at depth 6, not a forced win.
+    let rules = Rules::preset("en-dodoi-6").expect("a preset");
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    assert!(winning.contains(&agent.choose(&s, &mut rng)));
+    let mut found = 0;
+    let mut judge = AlphaBeta::new(Budget::Count(6));
+    for _ in 0..2000 {
+        let mut s = State::initial(&rules);
+        while let Some(a) = random_action(&s, &mut rng) {
+            let me = s.to_move();
+            let wins = |a: usize| s.play_unchecked(a).winner() == Some(me);
+            let winning: Vec<usize> = s.legal_actions().filter(|&a| wins(a)).collect();
+            let mut forced = |a: usize| -judge.search(&s.play_unchecked(a), 6).1 > WIN / 2;
+            let undecided = Player::BOTH
+                .iter()
+                .all(|&p| 2 * s.captured(p) as usize <= rules.total_seeds());
+            if undecided
+                && !winning.is_empty()
+                && winning.len() < s.legal_count()
+                && s.legal_actions()
+                    .all(|a| winning.contains(&a) || !forced(a))
+            {
+                let mut agent = Mcts::new(Budget::Count(200));
+                let choice = agent.choose(&s, &mut rng);
+                assert!(
+                    winning.contains(&choice),
+                    "chose {choice}, winning {winning:?} at {s}"
+                );
+                found += 1;
+                break;
+            }
+            s = s.play_unchecked(a);
+        }
+        if found == 20 {
+            break;
+        }
+    }
+    assert_eq!(found, 20, "enough positions with a win in one");
 }
 
 /// An evaluator that counts its calls and prefers nothing.
