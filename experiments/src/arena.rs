@@ -2,20 +2,17 @@
 //! from both sides on all cores; prints results per pairing and Elo ratings, as a table, JSON or
 //! CSV, and saves the games on request.
 
+use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use sowing_agents::arena::{self, ArenaConfig};
-use sowing_env::Rules;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Arguments of `sowing arena`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Preset to play (see `sowing variants`).
-    #[arg(long, default_value = "en-dodoi-8")]
-    variant: String,
-    /// Rules file (JSON, or TOML by a `.toml` name) to play instead of the preset.
-    #[arg(long)]
-    rules: Option<PathBuf>,
+    /// The rules: `--variant` (default en-dodoi-8) or `--rules FILE`.
+    #[command(flatten)]
+    variant: VariantArgs,
     /// Agents, comma-separated specs: random, greedy, alphabeta:DEPTH, alphabeta:TIMEms,
     /// mcts:SIMULATIONS, mcts:TIMEms. Every pair of them meets.
     #[arg(
@@ -48,23 +45,8 @@ pub struct Args {
     records: Option<PathBuf>,
 }
 
-/// The rules from `--rules FILE` if given, else the preset `variant`.
-pub fn load_rules(variant: &str, file: Option<&Path>) -> Result<Rules, Box<dyn std::error::Error>> {
-    let Some(path) = file else {
-        return Ok(Rules::preset(variant)?);
-    };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read rules file {}: {e}", path.display()))?;
-    let rules = if path.extension().is_some_and(|e| e == "toml") {
-        Rules::from_toml(&text)
-    } else {
-        Rules::from_json(&text)
-    };
-    Ok(rules.map_err(|e| format!("rules file {}: {e}", path.display()))?)
-}
-
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let rules = load_rules(&args.variant, args.rules.as_deref())?;
+    let rules = args.variant.one("en-dodoi-8")?.rules;
     let config = ArenaConfig {
         rules,
         agents: args.agents.iter().map(|a| a.trim().to_string()).collect(),

@@ -4,6 +4,7 @@
 
 mod arena;
 mod bench;
+mod compare;
 mod play;
 mod random;
 mod replay;
@@ -35,6 +36,8 @@ enum Command {
     Arena(arena::Args),
     /// Play a game in the terminal against an agent.
     Play(play::Args),
+    /// Compare variants: game shape, balance, skill depth, search sensitivity, learnability.
+    Compare(compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Arena(args) => arena::run(args),
         Command::Play(args) => play::run(args),
+        Command::Compare(args) => compare::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

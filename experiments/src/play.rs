@@ -3,7 +3,7 @@
 //! the record can be saved at the end. The game loop reads any `BufRead`, so tests drive it with
 //! scripted input.
 
-use crate::arena::load_rules;
+use crate::select::VariantArgs;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::{Agent, from_spec};
@@ -23,12 +23,9 @@ pub enum Side {
 /// Arguments of `sowing play`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Preset to play (see `sowing variants`).
-    #[arg(long, default_value = "en-dodoi-8")]
-    variant: String,
-    /// Rules file (JSON, or TOML by a `.toml` name) to play instead of the preset.
-    #[arg(long)]
-    rules: Option<PathBuf>,
+    /// The rules: `--variant` (default en-dodoi-8) or `--rules FILE`.
+    #[command(flatten)]
+    variant: VariantArgs,
     /// The agent to play against: random, greedy, alphabeta:DEPTH, alphabeta:TIMEms,
     /// mcts:SIMULATIONS, mcts:TIMEms.
     #[arg(long, default_value = "alphabeta:6")]
@@ -56,7 +53,7 @@ pub enum Ending {
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let rules = load_rules(&args.variant, args.rules.as_deref())?;
+    let rules = args.variant.one("en-dodoi-8")?.rules;
     let mut opponent = from_spec(&args.opponent)?;
     let human = match args.side {
         Side::South => Player::South,

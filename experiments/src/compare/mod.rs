@@ -1,0 +1,166 @@
+//! `sowing compare`: which variant is deeper, more balanced, harder to learn, and by how much,
+//! measured with intervals rather than guessed.
+//!
+//! The run: resolve the variants; size the random-play measurement from the budget; play it;
+//! from the (deterministic) shape of those games, size the agent measurements (balance, skill
+//! chains, search sensitivity) and play them; train on each variant if the trainer is built in;
+//! write the report. Every unit of work is cached in the output directory as it finishes, so an
+//! interrupted run resumes and a longer budget extends a finished one. See [`plan`] for how the
+//! budget is split.
+
+mod cache;
+mod chain;
+mod games;
+mod learn;
+mod plan;
+mod report;
+mod run;
+mod shape;
+mod stats;
+
+use plan::Budget;
+use sowing_env::{PRESETS, Rules};
+use std::path::PathBuf;
+
+/// Arguments of `sowing compare`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Variants to compare: `all` (every preset, aliases left out) or a comma-separated list of
+    /// preset names. Default: all, unless --rules is given.
+    #[arg(long)]
+    variants: Option<String>,
+    /// A rules file (JSON or TOML, as `sowing variants` shows) to compare as a variant of its own,
+    /// named after the file. May be repeated.
+    #[arg(long = "rules", value_name = "FILE")]
+    rules: Vec<PathBuf>,
+    /// Time for the whole comparison, e.g. 90s, 30m, 2h, 1h30m. It is turned into game counts up
+    /// front by a fixed cost model, so the same command always does the same work.
+    #[arg(long, default_value = "30m")]
+    budget: Budget,
+    /// Directory for the report, the raw data and the cache of finished work.
+    #[arg(long)]
+    out: PathBuf,
+    /// Seed of every game played.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Threads to play on (default: every core). Part of the plan: the budget buys this many
+    /// cores' worth of games.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Compute at most this many units of work in this run, then stop without a report; run again
+    /// to go on (the cache keeps what was done). For splitting a long comparison into sessions.
+    #[arg(long, value_name = "N")]
+    max_units: Option<u64>,
+}
+
+/// A game to compare: its name in the report and its rules.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    pub name: String,
+    pub rules: Rules,
+}
+
+/// The variants named by `--variants` and `--rules`.
+fn resolve(variants: Option<&str>, files: &[PathBuf]) -> Result<Vec<Variant>, String> {
+    let mut out: Vec<Variant> = Vec::new();
+    let names = match variants {
+        Some(v) => v.to_string(),
+        None if files.is_empty() => "all".to_string(),
+        None => String::new(),
+    };
+    let push = |out: &mut Vec<Variant>, v: Variant| -> Result<(), String> {
+        if out.iter().any(|o| o.name == v.name) {
+            return Err(format!("variant {:?} is named twice", v.name));
+        }
+        out.push(v);
+        Ok(())
+    };
+    for name in names.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if name == "all" {
+            for preset in PRESETS {
+                let rules = Rules::preset(preset).map_err(|e| e.to_string())?;
+                // Aliases (en-dodoi is en-dodoi-8) would only repeat a row.
+                if !out.iter().any(|o| o.rules == rules) {
+                    push(
+                        &mut out,
+                        Variant {
+                            name: preset.to_string(),
+                            rules,
+                        },
+                    )?;
+                }
+            }
+        } else {
+            let rules = Rules::preset(name).map_err(|e| format!("--variants: {e}"))?;
+            push(
+                &mut out,
+                Variant {
+                    name: name.to_string(),
+                    rules,
+                },
+            )?;
+        }
+    }
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read rules file {}: {e}", file.display()))?;
+        let is_toml = file.extension().is_some_and(|e| e == "toml");
+        let rules = if is_toml {
+            Rules::from_toml(&text)
+        } else {
+            Rules::from_json(&text)
+        }
+        .map_err(|e| format!("rules file {}: {e}", file.display()))?;
+        let name = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| format!("rules file {} has no name", file.display()))?;
+        push(&mut out, Variant { name, rules })?;
+    }
+    if out.is_empty() {
+        return Err("no variants to compare: give --variants (e.g. all) or --rules FILE".into());
+    }
+    Ok(out)
+}
+
+pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let variants = resolve(args.variants.as_deref(), &args.rules)?;
+    let threads = match args.threads {
+        Some(0) => return Err("--threads must be at least 1".into()),
+        Some(t) => t,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let command: Vec<String> = std::env::args().collect();
+    let config = run::Config {
+        variants,
+        budget: args.budget,
+        out: args.out,
+        seed: args.seed,
+        threads,
+        max_units: args.max_units,
+        command,
+    };
+    run::compare(&config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_leaves_out_aliases_and_names_are_checked() {
+        let all = resolve(Some("all"), &[]).unwrap();
+        assert_eq!(all.len(), PRESETS.len() - 1);
+        assert!(all.iter().all(|v| v.name != "en-dodoi"));
+        assert_eq!(resolve(None, &[]).unwrap(), all);
+        let two = resolve(Some("en-dodoi-6, sadeqa-iii"), &[]).unwrap();
+        assert_eq!(two[1].name, "sadeqa-iii");
+        let e = resolve(Some("en-dodoi-6,nope"), &[]).unwrap_err();
+        assert!(e.contains("nope") && e.contains("en-dodoi-6"), "{e}");
+        assert!(resolve(Some("en-dodoi-6,en-dodoi-6"), &[]).is_err());
+        assert!(resolve(Some(""), &[]).is_err());
+        let missing = resolve(None, &[PathBuf::from("/no/such/rules.json")]).unwrap_err();
+        assert!(missing.contains("/no/such/rules.json"), "{missing}");
+    }
+}

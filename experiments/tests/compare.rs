@@ -1,0 +1,257 @@
+//! `sowing compare` end to end, on games small enough to check by hand: the figures of a game the
+//! first player always wins, "not measured" where the budget is too small, the cache (a run
+//! stopped part way and resumed writes the same report as one uninterrupted run), and bad input.
+
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn sowing(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sowing"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("the sowing binary runs")
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sowing-compare-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn results(dir: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
+}
+
+fn ok(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "sowing failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// One hole a side, two seeds each: South's only move sows one seed into North's hole and the
+/// other back into its own, now empty, hole, and captures all four seeds. Every game is one ply
+/// long, with one legal move, won by the first player.
+#[test]
+fn a_game_the_first_player_always_wins() {
+    let dir = scratch("first-wins");
+    fs::write(dir.join("first.json"), r#"{"holes": 1, "seeds": 2}"#).unwrap();
+    let out = sowing(
+        &dir,
+        &[
+            "compare",
+            "--rules",
+            "first.json",
+            "--budget",
+            "2s",
+            "--out",
+            "out",
+            "--threads",
+            "2",
+        ],
+    );
+    let stdout = ok(&out);
+    assert!(stdout.contains("| first |"), "{stdout}");
+    let r = results(&dir.join("out"));
+    let v = &r["variants"][0];
+    assert_eq!(v["variant"], "first");
+    let shape = &v["shape"];
+    assert!(shape["games"].as_u64().unwrap() >= 100);
+    assert_eq!(shape["plies"]["mean"], 1.0);
+    assert_eq!(shape["plies"]["sd"], 0.0);
+    assert_eq!(shape["branching"]["mean"], 1.0);
+    assert_eq!(shape["laps_per_move"]["mean"], 1.0);
+    assert_eq!(shape["sown_per_move"]["mean"], 2.0);
+    assert_eq!(shape["first_player_wins"]["value"], 1.0);
+    assert_eq!(shape["first_player_wins"]["hi95"], 1.0);
+    // Wilson's lower bound for n of n: n / (n + z^2).
+    let n = shape["games"].as_f64().unwrap();
+    let lo = shape["first_player_wins"]["lo95"].as_f64().unwrap();
+    assert!((lo - n / (n + 1.959964f64.powi(2))).abs() < 1e-6, "{lo}");
+    assert_eq!(shape["truncated"]["value"], 0.0);
+    assert_eq!(shape["endless_games"]["value"], 0.0);
+    // The start and the end: two positions; one path of one move: log10(1) = 0.
+    assert_eq!(shape["distinct_positions"].as_f64().unwrap().round(), 2.0);
+    assert_eq!(shape["log10_game_tree"], 0.0);
+    // Every agent wins every game as South.
+    for b in v["balance"].as_array().unwrap() {
+        assert_eq!(b["first_player_wins"]["value"], 1.0, "{b}");
+    }
+    // Each agent of a pair wins exactly the games it plays as South: 50%, so no chain grows
+    // beyond its first level.
+    for c in v["chains"].as_array().unwrap() {
+        assert_eq!(c["chain"].as_array().unwrap().len(), 1, "{c}");
+        for p in c["pairs"].as_array().unwrap() {
+            assert_eq!(p["score"]["value"], 0.5, "{p}");
+        }
+    }
+    let report = fs::read_to_string(dir.join("out/report.md")).unwrap();
+    assert!(report.contains("--rules first.json"));
+    assert!(report.contains("favours the first player"));
+    for file in [
+        "summary.csv",
+        "shape.csv",
+        "lengths.csv",
+        "balance.csv",
+        "matches.csv",
+        "learning.csv",
+    ] {
+        assert!(dir.join("out").join(file).exists(), "{file}");
+    }
+    let lengths = fs::read_to_string(dir.join("out/lengths.csv")).unwrap();
+    assert_eq!(
+        lengths.lines().nth(1).unwrap(),
+        format!("first,1,{}", n as u64)
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_budget_too_small_reports_not_measured_never_zero() {
+    let dir = scratch("tiny");
+    let out = sowing(
+        &dir,
+        &[
+            "compare",
+            "--variants",
+            "en-dodoi-6",
+            "--budget",
+            "0.05s",
+            "--out",
+            "out",
+            "--threads",
+            "1",
+        ],
+    );
+    let stdout = ok(&out);
+    assert!(stdout.contains("not measured"), "{stdout}");
+    let r = results(&dir.join("out"));
+    let v = &r["variants"][0];
+    for b in v["balance"].as_array().unwrap() {
+        if b["agent"] == "mcts:200" {
+            assert_eq!(b["games"], 0);
+            assert!(b["not_measured"].is_string());
+        }
+    }
+    let mcts = v["chains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["family"] == "mcts")
+        .unwrap();
+    assert!(mcts["not_measured"].is_string(), "{mcts}");
+    assert!(mcts.get("chain").is_none());
+    let summary = fs::read_to_string(dir.join("out/summary.csv")).unwrap();
+    let row = summary.lines().nth(1).unwrap();
+    assert!(
+        row.ends_with("not measured,not measured,not measured"),
+        "{row}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The files of a report, by name, for comparing two runs.
+fn report_files(dir: &Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && p.file_name().unwrap() != "timing.csv")
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                String::from_utf8_lossy(&fs::read(&p).unwrap()).into_owned(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_stopped_run_resumes_to_the_same_report_as_an_uninterrupted_one() {
+    let whole = scratch("whole");
+    let parts = scratch("parts");
+    let rules = r#"{"holes": 3, "seeds": 2}"#;
+    fs::write(whole.join("small.json"), rules).unwrap();
+    fs::write(parts.join("small.json"), rules).unwrap();
+    let args = [
+        "compare",
+        "--variants",
+        "en-dodoi-6",
+        "--rules",
+        "small.json",
+        "--budget",
+        "1s",
+        "--out",
+        "out",
+        "--seed",
+        "11",
+        "--threads",
+        "2",
+    ];
+    ok(&sowing(&whole, &args));
+
+    let mut stopped = args.to_vec();
+    stopped.extend(["--max-units", "3"]);
+    let first = ok(&sowing(&parts, &stopped));
+    assert!(first.contains("stopped after 3 units"), "{first}");
+    assert!(!parts.join("out/report.md").exists());
+    let second = ok(&sowing(&parts, &stopped));
+    assert!(second.contains("stopped after 3 units"), "{second}");
+    ok(&sowing(&parts, &args));
+
+    let a = report_files(&whole.join("out"));
+    let b = report_files(&parts.join("out"));
+    assert!(a.iter().any(|(name, _)| name == "report.md"));
+    assert_eq!(a.len(), b.len());
+    for ((name_a, text_a), (name_b, text_b)) in a.iter().zip(&b) {
+        assert_eq!(name_a, name_b);
+        assert_eq!(text_a, text_b, "{name_a} differs");
+    }
+    // A third run finds everything cached and writes the same report again.
+    ok(&sowing(&parts, &args));
+    assert_eq!(report_files(&parts.join("out")), b);
+    fs::remove_dir_all(&whole).unwrap();
+    fs::remove_dir_all(&parts).unwrap();
+}
+
+#[test]
+fn bad_input_is_refused_with_a_reason() {
+    let dir = scratch("bad");
+    let cases: [(&[&str], &str); 4] = [
+        (&["--variants", "en-dodoi-6", "--budget", "30"], "30m"),
+        (&["--variants", "nope", "--budget", "1s"], "en-dodoi-6"),
+        (
+            &["--rules", "missing.json", "--budget", "1s"],
+            "missing.json",
+        ),
+        (
+            &[
+                "--variants",
+                "en-dodoi-6",
+                "--budget",
+                "1s",
+                "--threads",
+                "0",
+            ],
+            "--threads",
+        ),
+    ];
+    for (args, expect) in cases {
+        let mut all = vec!["compare", "--out", "out"];
+        all.extend(args);
+        let out = sowing(&dir, &all);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expect), "{args:?}: {stderr}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
