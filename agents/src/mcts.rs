@@ -21,6 +21,9 @@ pub const MAX_SIMULATIONS: u32 = 10_000_000;
 /// UCB1's exploration constant, for values in `[-1, 1]`.
 pub const EXPLORATION: f32 = 1.0;
 
+/// The most nodes reserved ahead of a search (about 80 MiB); a larger tree grows as it needs.
+const RESERVE_LIMIT: usize = 1 << 20;
+
 /// Simulations between two looks at the clock under a time budget.
 const CLOCK_EVERY: u32 = 16;
 
@@ -121,8 +124,11 @@ impl<E: Evaluator> Mcts<E> {
         let mut simulations = 0;
         match self.budget {
             Budget::Count(k) => {
-                if self.nodes.capacity() < k as usize * (state.holes() + 1) {
-                    self.nodes.reserve(k as usize * (state.holes() + 1));
+                // Room for the whole tree at once (a simulation adds at most one node and its
+                // children), up to a bound so that a huge budget does not ask for it all up front.
+                let want = (k as usize * (state.holes() + 1)).min(RESERVE_LIMIT);
+                if self.nodes.capacity() < want {
+                    self.nodes.reserve(want);
                 }
                 for _ in 0..k {
                     self.simulate(rng);
