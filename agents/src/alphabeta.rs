@@ -71,6 +71,8 @@ pub struct AlphaBeta {
     children: Vec<[State; MAX_HOLES]>,
     nodes: u64,
     deadline: Option<Instant>,
+    /// Node count at which a time-budgeted search next looks at the clock.
+    next_clock: u64,
     stopped: bool,
     root_best: usize,
     last: SearchInfo,
@@ -100,6 +102,7 @@ impl AlphaBeta {
             children: vec![[filler; MAX_HOLES]; Self::MAX_DEPTH as usize + 1],
             nodes: 0,
             deadline: None,
+            next_clock: 0,
             stopped: false,
             root_best: 0,
             last: SearchInfo::default(),
@@ -149,6 +152,7 @@ impl AlphaBeta {
         self.nodes = 0;
         self.stopped = false;
         self.deadline = None;
+        self.next_clock = 0;
         self.last = SearchInfo::default();
         if state.is_over() {
             let value = Self::static_value(state);
@@ -187,10 +191,10 @@ impl AlphaBeta {
             return Self::static_value(state);
         }
         if let Some(deadline) = self.deadline
-            && self.nodes % CLOCK_EVERY == 0
-            && Instant::now() >= deadline
+            && self.nodes >= self.next_clock
         {
-            self.stopped = true;
+            self.next_clock = self.nodes + CLOCK_EVERY;
+            self.stopped = Instant::now() >= deadline;
         }
         if self.stopped {
             return 0;
