@@ -87,7 +87,11 @@ fn perft_counts_match_the_golden_file() {
             golden.get(&(name.clone(), *depth))
         );
     }
-    assert_eq!(golden.len(), now.len(), "the golden file lists other presets");
+    assert_eq!(
+        golden.len(),
+        now.len(),
+        "the golden file lists other presets"
+    );
 }
 
 #[test]
