@@ -7,9 +7,11 @@
 //! The engine packs the board into words and detects cycles early; this test is what lets it do
 //! so safely.
 
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sowing_env::{Direction, Outcome, PRESETS, Player, Rules, State, Trigger, random_action};
+use sowing_env::{
+    ByPlayer, Direction, Outcome, PRESETS, Player, Rules, State, Trigger, random_action,
+};
 
 /// A position as the naive implementation keeps it.
 #[derive(Clone, Debug, PartialEq)]
@@ -163,9 +165,24 @@ fn assert_agree(engine: &State, naive: &Naive) {
     assert_eq!(engine.outcome(), naive.outcome);
 }
 
+/// Every legal move of a position, played by both and compared.
+fn check_moves(rules: &Rules, engine: &State, naive: &Naive) {
+    assert_agree(engine, naive);
+    for a in engine.legal_actions() {
+        let (next, info) = engine.play_with_info(a).unwrap();
+        let (naive_next, (laps, sown, captured, last)) = naive_play(rules, naive, a);
+        assert_agree(&next, &naive_next);
+        assert_eq!(
+            (info.laps, info.sown, info.captured, info.last),
+            (laps, sown, captured, last),
+            "what action {a} did from {engine:?}"
+        );
+    }
+}
+
 /// Random games of `rules`: at every position, every legal move is played by both and compared,
 /// then one of them at random is followed.
-fn compare(rules: &Rules, games: u32, seed: u64) {
+fn compare_games(rules: &Rules, games: u32, seed: u64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     for _ in 0..games {
         let mut engine = State::initial(rules);
@@ -176,74 +193,113 @@ fn compare(rules: &Rules, games: u32, seed: u64) {
             0,
             0,
         );
-        assert_agree(&engine, &naive);
         while let Some(chosen) = random_action(&engine, &mut rng) {
-            for a in engine.legal_actions() {
-                let (next, info) = engine.play_with_info(a).unwrap();
-                let (naive_next, (laps, sown, captured, last)) = naive_play(rules, &naive, a);
-                assert_agree(&next, &naive_next);
-                assert_eq!(
-                    (info.laps, info.sown, info.captured, info.last),
-                    (laps, sown, captured, last),
-                    "what action {a} did from {engine:?}"
-                );
-            }
+            check_moves(rules, &engine, &naive);
             engine = engine.play(chosen).unwrap();
             naive = naive_play(rules, &naive, chosen).0;
         }
+        assert_agree(&engine, &naive);
     }
 }
 
-#[test]
-fn presets_agree_with_the_naive_rules() {
-    for (i, name) in PRESETS.iter().enumerate() {
-        compare(&Rules::preset(name).unwrap(), 300, i as u64);
+/// Positions that random play seldom reaches: the seeds scattered over the board at random (so
+/// holes of many seeds, and moves of many laps), the rest captured, either player to move.
+fn compare_positions(rules: &Rules, positions: u32, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let ring = 2 * rules.holes();
+    let total = rules.total_seeds() as u32;
+    for _ in 0..positions {
+        let on_board = rng.random_range(1..=total);
+        let mut cells = vec![0u8; ring];
+        for _ in 0..on_board {
+            cells[rng.random_range(0..ring)] += 1;
+        }
+        let south = rng.random_range(0..=total - on_board) as u8;
+        let captured = [south, (total - on_board) as u8 - south];
+        let to_move = rng.random_range(0..2usize);
+        let ply = rng.random_range(0..rules.max_plies());
+        let engine = State::new(
+            rules,
+            &cells,
+            ByPlayer::new(captured[0], captured[1]),
+            Player::from_index(to_move).unwrap(),
+            ply,
+        )
+        .unwrap();
+        let naive = naive_settle(rules, cells, captured, to_move, ply);
+        check_moves(rules, &engine, &naive);
     }
 }
 
-#[test]
-fn custom_rules_agree_with_the_naive_rules() {
+/// Rules that stress what the presets do not: skipped origins, parity with `leave`, laps that go
+/// round many times, the smallest and the largest boards, and lap caps on either side of where a
+/// fast engine might switch strategies.
+fn custom_rules() -> Vec<Rules> {
     let base = Rules::preset("en-dodoi-6").unwrap();
-    let variants: Vec<Rules> = vec![
-        base.with(|r| r.skip_origin = true).unwrap(),
-        base.with(|r| {
+    let with = |change: &dyn Fn(&mut sowing_env::RulesSpec)| base.with(change).unwrap();
+    vec![
+        with(&|r| r.skip_origin = true),
+        with(&|r| {
             r.seeds = 12;
             r.skip_origin = true;
-        })
-        .unwrap(),
-        base.with(|r| {
+        }),
+        with(&|r| {
             r.direction = Direction::Parity;
             r.trigger = Trigger::Leave;
             r.skip_origin = true;
-        })
-        .unwrap(),
-        // Laps that go round several times, on a small board.
-        base.with(|r| {
+        }),
+        with(&|r| {
             r.holes = 3;
             r.seeds = 20;
-        })
-        .unwrap(),
-        base.with(|r| {
+        }),
+        with(&|r| {
             r.holes = 1;
             r.seeds = 3;
             r.direction = Direction::Parity;
-        })
-        .unwrap(),
-        // The largest board, and the most seeds it can hold.
-        base.with(|r| {
+        }),
+        with(&|r| {
             r.holes = 16;
             r.seeds = 7;
-        })
-        .unwrap(),
-        // Caps low enough to cut moves and games short.
-        base.with(|r| {
+        }),
+        with(&|r| {
+            r.holes = 11;
+            r.seeds = 11;
+            r.trigger = Trigger::Leave;
+        }),
+        with(&|r| {
             r.max_laps = 3;
             r.max_plies = 20;
-        })
-        .unwrap(),
-        base.with(|r| r.max_laps = 1).unwrap(),
-    ];
-    for (i, rules) in variants.iter().enumerate() {
-        compare(rules, 200, 100 + i as u64);
+        }),
+        with(&|r| r.max_laps = 1),
+        with(&|r| r.max_laps = 47),
+        with(&|r| r.max_laps = 49),
+        with(&|r| r.max_laps = 64),
+        with(&|r| {
+            r.holes = 8;
+            r.seeds = 15;
+            r.max_laps = 200;
+        }),
+    ]
+}
+
+#[test]
+fn preset_games_agree_with_the_naive_rules() {
+    for (i, name) in PRESETS.iter().enumerate() {
+        compare_games(&Rules::preset(name).unwrap(), 300, i as u64);
+    }
+}
+
+#[test]
+fn custom_games_agree_with_the_naive_rules() {
+    for (i, rules) in custom_rules().iter().enumerate() {
+        compare_games(rules, 150, 100 + i as u64);
+    }
+}
+
+#[test]
+fn scattered_positions_agree_with_the_naive_rules() {
+    let presets = PRESETS.iter().map(|name| Rules::preset(name).unwrap());
+    for (i, rules) in presets.chain(custom_rules()).enumerate() {
+        compare_positions(&rules, 2000, 200 + i as u64);
     }
 }
