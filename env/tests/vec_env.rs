@@ -236,7 +236,8 @@ fn same_step_autoreset_matches_the_docs() {
 #[test]
 fn next_step_autoreset_matches_the_docs() {
     let rules = en_dodoi_6();
-    let rows = run_checked(&rules, 9, 6, config(AutoReset::NextStep, 2), 400, 1);
+    // 300 games: enough for both threads to step a share.
+    let rows = run_checked(&rules, 300, 6, config(AutoReset::NextStep, 2), 400, 1);
     // The step after an end starts the next game: reward 0, flags down, a fresh mask.
     let ends: Vec<usize> = (0..rows[0].len())
         .filter(|&t| rows[0][t].terminated || rows[0][t].truncated)
@@ -307,6 +308,7 @@ fn off_autoreset_keeps_ended_games_until_reset() {
 fn off_autoreset_matches_the_docs() {
     // Until the first game ends.
     let rows = run_checked(&en_dodoi_6(), 5, 9, config(AutoReset::Off, 1), 1000, 5);
+    run_checked(&en_dodoi_6(), 300, 9, config(AutoReset::Off, 2), 1000, 0);
     assert!(rows.iter().any(|g| g.last().unwrap().terminated));
 }
 
