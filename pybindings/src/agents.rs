@@ -48,7 +48,7 @@ impl PyAgent {
     #[new]
     #[pyo3(signature = (spec, seed = 0))]
     fn new(spec: &str, seed: u64) -> PyResult<PyAgent> {
-        let agent = from_spec(spec).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let agent = guard(|| from_spec(spec))?.map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(PyAgent {
             name: agent.name(),
             player: Mutex::new(Player {

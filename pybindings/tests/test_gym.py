@@ -116,6 +116,22 @@ def test_bad_opponents():
         env.reset(seed=0)
 
 
+def test_deepcopy_and_pickle_keep_the_action_space_working():
+    import copy
+    import pickle
+
+    env = SowingEnv("en-dodoi-6", agent_side="south")
+    env.reset(seed=0)
+    env.step(0)
+    twin = copy.deepcopy(env)
+    twin.step(twin.state.legal_moves()[0])
+    assert twin.state != env.state
+    twin.action_space.seed(1)
+    assert all(twin.state.is_legal(int(twin.action_space.sample())) for _ in range(50))
+    space = pickle.loads(pickle.dumps(env.action_space))
+    assert space == gym.spaces.Discrete(6)
+
+
 def leftmost_or_0(state):
     return 0 if state.is_legal(0) else state.legal_moves()[0]
 

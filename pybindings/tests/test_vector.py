@@ -264,3 +264,36 @@ def test_vecenv_bad_input():
         VecEnv("en-dodoi-6", 0)
     with pytest.raises(ValueError, match="seeds"):
         envs.reset(seed=[1, 2, 3])
+
+
+def test_selfplay_metadata_names_the_autoreset_mode():
+    for mode, gym_mode in [
+        ("same-step", AutoresetMode.SAME_STEP),
+        ("next-step", AutoresetMode.NEXT_STEP),
+        ("off", AutoresetMode.DISABLED),
+    ]:
+        assert SelfPlayVec("en-dodoi-6", 2, autoreset=mode).metadata["autoreset_mode"] == gym_mode
+
+
+def test_selfplay_releases_the_gil_while_stepping():
+    vec = SelfPlayVec("en-dodoi-10", 1 << 17, seed=0, threads=1)
+    vec.reset()
+    actions = vec.sample_actions()
+    done = threading.Event()
+
+    def work():
+        for _ in range(5):
+            vec._vec.step(actions)
+            actions[:] = vec.sample_actions()
+        done.set()
+
+    ticks = 0
+    thread = threading.Thread(target=work)
+    thread.start()
+    while not done.is_set():
+        # Runs only while the stepping thread is outside Python: it holds the GIL only to
+        # copy the arrays in and out.
+        ticks += 1
+        done.wait(0.0005)
+    thread.join()
+    assert ticks >= 20, f"only {ticks} ticks while stepping"

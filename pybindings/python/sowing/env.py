@@ -19,6 +19,7 @@ preset (registered when ``sowing`` is imported).
 
 from __future__ import annotations
 
+import copy
 import operator
 import weakref
 from typing import Any, SupportsInt
@@ -55,7 +56,7 @@ class LegalDiscrete(spaces.Discrete):
 
     def __init__(self, n: int, env: SowingEnv, seed: int | None = None) -> None:
         super().__init__(n, seed=seed)
-        self._env = weakref.ref(env)
+        self._env: weakref.ref[SowingEnv] | None = weakref.ref(env)
 
     def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
         if mask is None and probability is None:
@@ -68,6 +69,18 @@ class LegalDiscrete(spaces.Discrete):
         state = dict(self.__dict__)
         state["_env"] = None
         return state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LegalDiscrete:
+        # A deep copy of the environment copies it before its spaces, so the copy's space
+        # follows the copied environment; a space copied alone follows the original.
+        env = self._env() if self._env is not None else None
+        target = memo.get(id(env), env)
+        new = LegalDiscrete.__new__(LegalDiscrete)
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            new.__dict__[key] = copy.deepcopy(value, memo) if key != "_env" else None
+        new._env = weakref.ref(target) if target is not None else None
+        return new
 
 
 class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):

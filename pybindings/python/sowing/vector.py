@@ -23,6 +23,14 @@ from ._sowing import Rules, State
 from .env import SowingEnv
 
 
+AUTORESET_MODES = {
+    "same-step": AutoresetMode.SAME_STEP,
+    "next-step": AutoresetMode.NEXT_STEP,
+    "off": AutoresetMode.DISABLED,
+}
+"""SelfPlayVec's autoreset modes and Gymnasium's names for them (``metadata["autoreset_mode"]``)."""
+
+
 class SelfPlayReset(NamedTuple):
     """What ``SelfPlayVec.reset`` returns."""
 
@@ -65,6 +73,8 @@ class SelfPlayVec:
       game's first observation with reward 0.
     - ``"off"``: a finished game stays finished and stepping it raises until ``reset``.
 
+    ``metadata["autoreset_mode"]`` gives the mode as Gymnasium's ``AutoresetMode``.
+
     Game ``i`` draws its randomness (``random_opening`` random plies at each reset,
     ``sample_actions``) from its own stream of ``seed``, so its trajectory does not depend on
     ``num_envs`` or ``threads`` (0: every core).
@@ -86,6 +96,7 @@ class SelfPlayVec:
         self.rules: Rules = self._vec.rules
         self.num_envs: int = num_envs
         self.autoreset: str = autoreset
+        self.metadata = {"autoreset_mode": AUTORESET_MODES[autoreset]}
         n = self.rules.holes
         self.single_observation_space = spaces.Box(
             0.0, 1.0, (self.rules.observation_len,), np.float32
