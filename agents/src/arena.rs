@@ -319,7 +319,7 @@ fn opening(config: &ArenaConfig, index: usize) -> (State, Vec<usize>) {
             break;
         }
     }
-    while state.is_over() {
+    while state.is_over() && !moves.is_empty() {
         moves.pop();
         state = moves
             .iter()

@@ -209,3 +209,16 @@ fn rating_intervals_cover_the_fit_and_shrink_with_games() {
     assert!(r_many[0].high - r_many[0].low < (r_few[0].high - r_few[0].low) / 5.0);
     assert_eq!(ratings(2, &few, 500, 1), r_few);
 }
+
+#[test]
+fn an_opening_longer_than_any_game_is_cut_short_of_the_end() {
+    // Random games of en-dodoi-6 end long before 500 plies: the opening stops one move short.
+    let mut c = config(&["random", "greedy"], 4);
+    c.opening_plies = 500;
+    c.keep_records = true;
+    let report = arena::play(&c, &|_| {}).expect("plays");
+    for r in &report.records {
+        r.replay().expect("a legal game");
+        assert!(r.moves.len() > 1);
+    }
+}
