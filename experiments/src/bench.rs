@@ -2,6 +2,7 @@
 //! [`sowing_experiments::throughput`], which `cargo bench` runs too).
 
 use crate::select::VariantArgs;
+use indicatif::{ProgressBar, ProgressStyle};
 use sowing_experiments::throughput::{Throughput, measure};
 
 /// Arguments of `sowing bench`.
@@ -29,13 +30,23 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if !args.json {
         println!("{}", Throughput::table_header());
     }
+    // A bar on standard error (drawn only in a terminal) while each variant is measured.
+    let bar = ProgressBar::new(variants.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} variants, measuring {msg}")
+            .expect("a valid template"),
+    );
     for named in &variants {
+        bar.set_message(named.name.clone());
         let t = measure(&named.name, &named.rules, args.seconds);
-        if args.json {
-            println!("{}", serde_json::to_string(&t)?);
+        let line = if args.json {
+            serde_json::to_string(&t)?
         } else {
-            println!("{}", t.table_row());
-        }
+            t.table_row()
+        };
+        bar.suspend(|| println!("{line}"));
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     Ok(())
 }
