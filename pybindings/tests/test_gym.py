@@ -175,8 +175,31 @@ def test_render_ansi():
     text = env.render()
     assert "agent: South" in text and "legal actions" in text
     assert gym.make("sowing/cross-endodoi-v0").unwrapped.render() is None
-    with pytest.raises(ValueError, match="render_mode"):
-        SowingEnv("en-dodoi-6", render_mode="rgb_array")
+    with pytest.warns(UserWarning, match="not supported"):
+        env = SowingEnv("en-dodoi-6", render_mode="rgb_array")
+    env.reset(seed=0)
+    assert env.render() is None
+
+
+def test_render_human_prints(capsys):
+    env = gym.make("sowing/en-dodoi-6-v0", render_mode="human")
+    env.reset(seed=0)
+    assert env.render() is None
+    assert "legal actions" in capsys.readouterr().out
+
+
+def test_stable_baselines3_helpers():
+    sb3 = pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+    from stable_baselines3.common.env_util import make_vec_env
+
+    sb3_check_env(gym.make("sowing/en-dodoi-8-v0").unwrapped)
+    with pytest.warns(UserWarning, match="rgb_array"):  # make_vec_env asks for it first
+        vec = make_vec_env("sowing/en-dodoi-6-v0", n_envs=2, seed=0)
+    assert vec.reset().shape == (2, 14)
+    masks = vec.env_method("action_masks")
+    assert len(masks) == 2 and all(m.dtype == bool and m.any() for m in masks)
+    assert isinstance(vec, sb3.common.vec_env.DummyVecEnv)
 
 
 def test_custom_rules():

@@ -12,6 +12,7 @@ preset (registered when ``sowing`` is imported).
 - ``action_space.sample()`` draws a legal action of the current position.
 - ``info["action_mask"]`` and ``action_masks()`` (for sb3-contrib's MaskablePPO): the agent's
   legal moves, all false once the game is over.
+- ``render_mode="ansi"``: ``render()`` returns the board as text; ``"human"`` prints it.
 - An illegal or out-of-range action raises ``sowing.IllegalActionError`` (a ``ValueError``)
   whose message lists the legal actions; there is no silent penalty. A step after the end
   without a reset raises ``sowing.GameOverError``.
@@ -32,6 +33,7 @@ from . import _opponents
 from ._sowing import Rules, State
 
 SIDES = {"south": 0, "north": 1}
+RENDER_MODES = ["ansi", "human"]
 
 
 def side_arg(agent_side: int | str) -> int | None:
@@ -89,7 +91,7 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
     ``State``, or an object with ``choose(state)``), on ``agent_side`` (0/"south", 1/"north" or
     "random", drawn at each reset from the environment's random stream)."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(
         self,
@@ -101,9 +103,12 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.rules = variant if isinstance(variant, Rules) else Rules.preset(variant)
         self._policy, self.opponent_name, self._agent = _opponents.resolve(opponent)
         self._fixed_side = side_arg(agent_side)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not supported; modes: {self.metadata['render_modes']}"
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            # A warning, not an error: Stable-Baselines3's make_vec_env asks for "rgb_array"
+            # first and only falls back on a TypeError.
+            gymnasium.logger.warn(
+                f"render_mode {render_mode!r} is not supported and render() will return None; "
+                f"modes: {RENDER_MODES}"
             )
         self.render_mode = render_mode
         n, length = self.rules.holes, self.rules.observation_len
@@ -171,10 +176,15 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self.state.legal_mask()
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi":
+        """The board as text ("ansi": returned; "human": printed)."""
+        if self.render_mode not in RENDER_MODES:
             return None
         side = "South" if self.agent_side == 0 else "North"
-        return f"agent: {side}, opponent: {self.opponent_name}\n{self.state.render()}"
+        text = f"agent: {side}, opponent: {self.opponent_name}\n{self.state.render()}"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def _observation(self) -> np.ndarray:
         return self.state.observation(self.agent_side)

@@ -20,7 +20,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import _sowing
 from ._sowing import Rules, State
-from .env import SowingEnv
+from .env import RENDER_MODES, SowingEnv
 
 
 AUTORESET_MODES = {
@@ -143,7 +143,7 @@ class VecEnv(gymnasium.vector.VectorEnv):
     ``infos["action_mask"]`` (and ``action_masks()``) hold every game's legal moves.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi"]}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": RENDER_MODES}
 
     def __init__(
         self,
