@@ -6,9 +6,12 @@ mod arena;
 mod bench;
 mod compare;
 mod play;
+mod plot;
 mod random;
 mod replay;
 mod select;
+#[cfg(feature = "torch")]
+mod train;
 mod variants;
 
 use clap::{Parser, Subcommand};
@@ -38,6 +41,9 @@ enum Command {
     Play(play::Args),
     /// Compare variants: game shape, balance, skill depth, search sensitivity, learnability.
     Compare(compare::Args),
+    /// Train a policy-value network by self-play (AlphaZero-style PUCT, tch).
+    #[cfg(feature = "torch")]
+    Train(Box<sowing_agents::az::Args>),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +62,8 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Arena(args) => arena::run(args),
         Command::Play(args) => play::run(args),
+        #[cfg(feature = "torch")]
+        Command::Train(args) => train::run(*args),
         Command::Compare(args) => compare::run(args),
     };
     match result {

@@ -107,7 +107,8 @@ pub struct Args {
     /// PUCT simulations per move of the network in evaluation games.
     #[arg(long, default_value_t = 64)]
     pub eval_simulations: u32,
-    /// Threads for libtorch and for the baselines' moves (default: all cores).
+    /// Self-play workers and threads for the baselines' moves (default: all cores); self-play
+    /// results depend on it.
     #[arg(long)]
     #[serde(skip)]
     pub threads: Option<usize>,
@@ -340,7 +341,9 @@ impl Trainer {
                 dir.display()
             )));
         }
-        tch::set_num_threads(args.threads() as i32);
+        // One intra-op thread: the batches are small, and OpenMP's spinning threads cost more
+        // than they give (badly so on a busy machine); self-play runs a worker per thread.
+        tch::set_num_threads(1);
         let net_config = NetConfig {
             holes: rules.holes(),
             hidden: args.hidden,
@@ -407,7 +410,7 @@ impl Trainer {
         args.threads = budget.threads;
         args.out = Some(dir.to_owned());
         args.validate()?;
-        tch::set_num_threads(args.threads() as i32);
+        tch::set_num_threads(1);
         let mut vs = nn::VarStore::new(Device::cuda_if_available());
         let net = PolicyValueNet::new(&vs.root(), meta.net);
         load_weights(&mut vs, &found, &meta)?;
@@ -531,8 +534,11 @@ impl Trainer {
         Ok(metrics)
     }
 
-    /// Play the iteration's self-play games, `parallel_games` at a time, and add their positions
-    /// to the replay buffer. Returns games, positions, South's wins and seconds taken.
+    /// Play the iteration's self-play games and add their positions to the replay buffer.
+    /// The games are dealt to one worker per thread (game `g` to worker `g % threads`), each with
+    /// its own copy of the network and `parallel_games / threads` games at a time; their
+    /// positions are added worker by worker, so the buffer does not depend on timing. Returns
+    /// games, positions, South's wins and seconds taken.
     fn self_play(
         &mut self,
         iteration: u32,
@@ -540,81 +546,56 @@ impl Trainer {
     ) -> (u32, u64, u32, f64) {
         let started = Instant::now();
         let total = self.args.games_per_iteration;
-        let config = self.args.puct(self.args.simulations);
-        let n = self.rules.holes();
-        let input_len = 3 * n + 2;
-        let mut search = BatchSearch::new();
-        let mut eval_rng = stream(self.args.seed, SELF_PLAY, iteration, u32::MAX);
-        let new_game = |g: u32| Game {
-            state: State::initial(&self.rules),
-            rng: stream(self.args.seed, SELF_PLAY, iteration, g),
-            positions: Vec::new(),
-        };
-        let mut active: Vec<Game> = (0..self.args.parallel_games.min(total))
-            .map(new_game)
-            .collect();
-        let mut started_games = active.len() as u32;
-        let (mut finished, mut positions, mut south_wins) = (0u32, 0u64, 0u32);
+        let workers = (self.args.threads() as u32).clamp(1, total);
+        let slots = self.args.parallel_games.div_ceil(workers).max(1);
+        let mut nets = Vec::new();
+        for _ in 0..workers {
+            let mut vs = nn::VarStore::new(self.vs.device());
+            let net = PolicyValueNet::new(&vs.root(), self.net.config());
+            vs.copy(&self.vs)
+                .expect("a network copies into one of its own shape");
+            nets.push((vs, net));
+        }
+        let finished = std::sync::atomic::AtomicU32::new(0);
         progress(Progress::SelfPlay(0, total));
-        while !active.is_empty() {
-            let roots: Vec<State> = active.iter().map(|g| g.state).collect();
-            let mut rngs: Vec<ChaCha8Rng> = active.iter().map(|g| g.rng.clone()).collect();
-            let results = search.search(&roots, &config, &mut self.net, &mut rngs, &mut eval_rng);
-            let mut done = Vec::new();
-            for (i, (game, result)) in active.iter_mut().zip(&results).enumerate() {
-                game.rng = rngs[i].clone();
-                let mut input = vec![0.0f32; input_len];
-                encode_input(&game.state, &mut input);
-                let visits: u32 = result.visits.iter().sum();
-                let policy: Vec<f32> = result.visits[..n]
-                    .iter()
-                    .map(|&v| v as f32 / visits.max(1) as f32)
-                    .collect();
-                game.positions
-                    .push((input, policy, result.value, game.state.to_move()));
-                let action = if game.state.ply() < self.args.temperature_plies {
-                    result.sample_action(&mut game.rng)
-                } else {
-                    result.best_action()
-                };
-                game.state = game.state.play_unchecked(action);
-                positions += 1;
-                if !game.state.is_over() {
-                    continue;
-                }
-                let outcome = game.state.outcome();
-                if outcome == Outcome::Won(sowing_env::Player::South) {
-                    south_wins += 1;
-                }
-                let mix = self.args.value_mix;
-                for (input, policy, root_value, mover) in game.positions.drain(..) {
-                    let z = outcome.reward(mover);
-                    self.buffer.push(&Sample {
-                        input,
-                        policy,
-                        value: (1.0 - mix) * z + mix * root_value,
-                    });
-                }
-                finished += 1;
-                progress(Progress::SelfPlay(finished, total));
-                done.push(i);
+        let outputs: Vec<WorkerGames> = std::thread::scope(|scope| {
+            let handles: Vec<_> = nets
+                .into_iter()
+                .enumerate()
+                .map(|(w, (vs, mut net))| {
+                    let games: Vec<u32> = (w as u32..total).step_by(workers as usize).collect();
+                    let (args, rules, finished) = (&self.args, &self.rules, &finished);
+                    scope.spawn(move || {
+                        let out =
+                            play_games(&mut net, args, rules, iteration, &games, slots, finished);
+                        drop(vs);
+                        out
+                    })
+                })
+                .collect();
+            while !handles.iter().all(|h| h.is_finished()) {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                progress(Progress::SelfPlay(
+                    finished.load(std::sync::atomic::Ordering::Relaxed),
+                    total,
+                ));
             }
-            // Finished games make room for new ones, in slot order; slots left over close.
-            let mut closed = Vec::new();
-            for i in done {
-                if started_games < total {
-                    active[i] = new_game(started_games);
-                    started_games += 1;
-                } else {
-                    closed.push(i);
-                }
-            }
-            for i in closed.into_iter().rev() {
-                active.remove(i);
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a self-play worker panicked"))
+                .collect()
+        });
+        let (mut positions, mut south_wins) = (0u64, 0u32);
+        for out in outputs {
+            positions += out.samples.len() as u64;
+            south_wins += out.south_wins;
+            for sample in &out.samples {
+                self.buffer.push(sample);
             }
         }
+        progress(Progress::SelfPlay(total, total));
         (
-            finished,
+            total,
             positions,
             south_wins,
             started.elapsed().as_secs_f64(),
@@ -764,6 +745,97 @@ impl Trainer {
         })?;
         Ok(path)
     }
+}
+
+/// What one self-play worker played.
+struct WorkerGames {
+    /// Training samples of its games, game by game in the order they ended.
+    samples: Vec<Sample>,
+    /// Games South won.
+    south_wins: u32,
+}
+
+/// Play self-play games `games` (ids, which fix their random streams), `slots` at a time with
+/// their leaves evaluated together, counting finished games in `finished`.
+fn play_games(
+    net: &mut PolicyValueNet,
+    args: &Args,
+    rules: &Rules,
+    iteration: u32,
+    games: &[u32],
+    slots: u32,
+    finished: &std::sync::atomic::AtomicU32,
+) -> WorkerGames {
+    let config = args.puct(args.simulations);
+    let n = rules.holes();
+    let input_len = 3 * n + 2;
+    let mut search = BatchSearch::new();
+    let mut eval_rng = stream(args.seed, SELF_PLAY, iteration, u32::MAX);
+    let new_game = |g: u32| Game {
+        state: State::initial(rules),
+        rng: stream(args.seed, SELF_PLAY, iteration, g),
+        positions: Vec::new(),
+    };
+    let mut queue = games.iter().copied();
+    let mut active: Vec<Game> = queue.by_ref().take(slots as usize).map(new_game).collect();
+    let mut out = WorkerGames {
+        samples: Vec::new(),
+        south_wins: 0,
+    };
+    while !active.is_empty() {
+        let roots: Vec<State> = active.iter().map(|g| g.state).collect();
+        let mut rngs: Vec<ChaCha8Rng> = active.iter().map(|g| g.rng.clone()).collect();
+        let results = search.search(&roots, &config, net, &mut rngs, &mut eval_rng);
+        let mut done = Vec::new();
+        for (i, (game, result)) in active.iter_mut().zip(&results).enumerate() {
+            game.rng = rngs[i].clone();
+            let mut input = vec![0.0f32; input_len];
+            encode_input(&game.state, &mut input);
+            let visits: u32 = result.visits.iter().sum();
+            let policy: Vec<f32> = result.visits[..n]
+                .iter()
+                .map(|&v| v as f32 / visits.max(1) as f32)
+                .collect();
+            game.positions
+                .push((input, policy, result.value, game.state.to_move()));
+            let action = if game.state.ply() < args.temperature_plies {
+                result.sample_action(&mut game.rng)
+            } else {
+                result.best_action()
+            };
+            game.state = game.state.play_unchecked(action);
+            if !game.state.is_over() {
+                continue;
+            }
+            let outcome = game.state.outcome();
+            if outcome == Outcome::Won(sowing_env::Player::South) {
+                out.south_wins += 1;
+            }
+            let mix = args.value_mix;
+            for (input, policy, root_value, mover) in game.positions.drain(..) {
+                let z = outcome.reward(mover);
+                out.samples.push(Sample {
+                    input,
+                    policy,
+                    value: (1.0 - mix) * z + mix * root_value,
+                });
+            }
+            finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            done.push(i);
+        }
+        // Finished games make room for new ones, in slot order; slots left over close.
+        let mut closed = Vec::new();
+        for i in done {
+            match queue.next() {
+                Some(g) => active[i] = new_game(g),
+                None => closed.push(i),
+            }
+        }
+        for i in closed.into_iter().rev() {
+            active.remove(i);
+        }
+    }
+    out
 }
 
 /// Load `meta`'s weights from checkpoint folder `dir` into `vs` (built for `meta.net`).

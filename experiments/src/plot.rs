@@ -1,0 +1,261 @@
+//! Line charts with error bars, written as PNG and SVG side by side (plotters). Generic: a chart
+//! is a title, axis labels and named series of points, each point with an optional interval.
+//!
+//! Text is laid out with a TrueType font found at run time (`SOWING_FONT`, then the usual DejaVu
+//! and Liberation paths); without one no chart is drawn and the error says how to supply a font.
+
+// Used by `train` (feature torch) and by `compare`; without the feature parts may go unused.
+#![cfg_attr(not(feature = "torch"), allow(dead_code))]
+
+use plotters::prelude::*;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// One point of a series: `x`, `y`, and optionally the interval `(low, high)` around `y`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    /// Horizontal position.
+    pub x: f64,
+    /// Value.
+    pub y: f64,
+    /// Interval drawn as an error bar, if any.
+    pub interval: Option<(f64, f64)>,
+}
+
+/// A named line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// Legend label.
+    pub label: String,
+    /// Points in order of `x`.
+    pub points: Vec<Point>,
+}
+
+/// A chart of several lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineChart {
+    /// Caption at the top.
+    pub title: String,
+    /// Horizontal axis label.
+    pub x_label: String,
+    /// Vertical axis label.
+    pub y_label: String,
+    /// Fixed vertical range; `None` fits the data and intervals.
+    pub y_range: Option<(f64, f64)>,
+    /// The lines.
+    pub series: Vec<Series>,
+}
+
+/// Why a chart was not written.
+#[derive(Debug)]
+pub enum PlotError {
+    /// The chart has no points.
+    Empty,
+    /// No font to lay text out with.
+    NoFont,
+    /// plotters failed (with the file it was writing).
+    Draw(PathBuf, String),
+}
+
+impl fmt::Display for PlotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlotError::Empty => f.write_str("nothing to plot: the chart has no points"),
+            PlotError::NoFont => f.write_str(
+                "no TrueType font found for the plots (set SOWING_FONT=/path/to/font.ttf or \
+                 install fonts-dejavu-core)",
+            ),
+            PlotError::Draw(p, e) => write!(f, "drawing {}: {e}", p.display()),
+        }
+    }
+}
+
+impl std::error::Error for PlotError {}
+
+const FONT_PATHS: &[&str] = &[
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/liberation/LiberationSans-Regular.ttf",
+    "/System/Library/Fonts/Supplemental/Arial.ttf",
+];
+
+/// Register a sans-serif font with plotters once; whether one was found.
+fn font_ready() -> bool {
+    static READY: OnceLock<bool> = OnceLock::new();
+    *READY.get_or_init(|| {
+        let from_env = std::env::var("SOWING_FONT").ok();
+        let candidates = from_env
+            .iter()
+            .map(String::as_str)
+            .chain(FONT_PATHS.iter().copied());
+        for path in candidates {
+            if let Ok(bytes) = std::fs::read(path) {
+                // plotters keeps the font for the life of the program.
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+}
+
+/// Write `chart` as `<stem>.svg` and `<stem>.png`; returns the paths written.
+pub fn write_line_chart(chart: &LineChart, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    let svg = stem.with_extension("svg");
+    let png = stem.with_extension("png");
+    // Both backends lay text out with the registered font.
+    if !font_ready() {
+        return Err(PlotError::NoFont);
+    }
+    {
+        let root = SVGBackend::new(&svg, (900, 560)).into_drawing_area();
+        draw(chart, &root).map_err(|e| PlotError::Draw(svg.clone(), e))?;
+        root.present()
+            .map_err(|e| PlotError::Draw(svg.clone(), e.to_string()))?;
+    }
+    {
+        let root = BitMapBackend::new(&png, (900, 560)).into_drawing_area();
+        draw(chart, &root).map_err(|e| PlotError::Draw(png.clone(), e))?;
+        root.present()
+            .map_err(|e| PlotError::Draw(png.clone(), e.to_string()))?;
+    }
+    Ok(vec![png, svg])
+}
+
+/// The ranges that hold every point and interval, padded a little.
+fn ranges(chart: &LineChart) -> Option<((f64, f64), (f64, f64))> {
+    let points = chart.series.iter().flat_map(|s| &s.points);
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for p in points {
+        x0 = x0.min(p.x);
+        x1 = x1.max(p.x);
+        let (lo, hi) = p.interval.unwrap_or((p.y, p.y));
+        y0 = y0.min(p.y.min(lo));
+        y1 = y1.max(p.y.max(hi));
+    }
+    if x0 > x1 {
+        return None;
+    }
+    let pad = |a: f64, b: f64| {
+        let d = if b > a { (b - a) * 0.05 } else { 1.0 };
+        (a - d, b + d)
+    };
+    let y = chart.y_range.unwrap_or_else(|| pad(y0, y1));
+    Some((pad(x0, x1), y))
+}
+
+fn draw<DB: DrawingBackend>(
+    chart: &LineChart,
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), String> {
+    let ((x0, x1), (y0, y1)) = ranges(chart).ok_or_else(|| PlotError::Empty.to_string())?;
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(err)?;
+    let mut ctx = ChartBuilder::on(root)
+        .caption(&chart.title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    ctx.configure_mesh()
+        .x_desc(&chart.x_label)
+        .y_desc(&chart.y_label)
+        .draw()
+        .map_err(err)?;
+    for (i, series) in chart.series.iter().enumerate() {
+        let colour = Palette99::pick(i).to_rgba();
+        let line = series.points.iter().map(|p| (p.x, p.y));
+        ctx.draw_series(LineSeries::new(line, colour.stroke_width(2)))
+            .map_err(err)?
+            .label(series.label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+            });
+        ctx.draw_series(
+            series
+                .points
+                .iter()
+                .map(|p| Circle::new((p.x, p.y), 3, colour.filled())),
+        )
+        .map_err(err)?;
+        let bars = series.points.iter().filter_map(|p| {
+            p.interval
+                .map(|(lo, hi)| ErrorBar::new_vertical(p.x, lo, p.y, hi, colour.stroke_width(1), 8))
+        });
+        ctx.draw_series(bars).map_err(err)?;
+    }
+    ctx.configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()
+        .map_err(err)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart() -> LineChart {
+        let points = |k: f64| {
+            (0..5)
+                .map(|i| Point {
+                    x: f64::from(i),
+                    y: k * f64::from(i),
+                    interval: Some((k * f64::from(i) - 0.5, k * f64::from(i) + 0.5)),
+                })
+                .collect()
+        };
+        LineChart {
+            title: "test".to_string(),
+            x_label: "x".to_string(),
+            y_label: "y".to_string(),
+            y_range: None,
+            series: vec![
+                Series {
+                    label: "a".to_string(),
+                    points: points(1.0),
+                },
+                Series {
+                    label: "b".to_string(),
+                    points: points(2.0),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_chart_is_written_as_png_and_svg() {
+        let dir = std::env::temp_dir().join(format!("sowing-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        match write_line_chart(&chart(), &dir.join("chart")) {
+            Ok(paths) => {
+                let png = std::fs::read(&paths[0]).unwrap();
+                assert_eq!(&png[..4], b"\x89PNG");
+                let svg = std::fs::read_to_string(&paths[1]).unwrap();
+                assert!(svg.contains("<svg") && svg.contains("test"));
+            }
+            Err(PlotError::NoFont) => {}
+            Err(e) => panic!("{e}"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn ranges_hold_every_interval_and_an_empty_chart_is_refused() {
+        let ((x0, x1), (y0, y1)) = ranges(&chart()).unwrap();
+        assert!(x0 < 0.0 && x1 > 4.0 && y0 < -0.5 && y1 > 8.5);
+        let empty = LineChart {
+            series: Vec::new(),
+            ..chart()
+        };
+        assert!(ranges(&empty).is_none());
+    }
+}

@@ -1,0 +1,196 @@
+//! `sowing train`: runs the AlphaZero-style trainer of `sowing_agents::az` (its `Args` are the
+//! command's flags) until the budget is spent, with progress bars and a one-line summary per
+//! iteration, and after every iteration rewrites the run's report: `metrics.csv` (win rates
+//! against each baseline with 95% intervals, Elo) and the learning curves `learning-curve.png`
+//! and `.svg` (Elo) and `win-rates.png` and `.svg`.
+
+use crate::plot::{self, LineChart, Point, Series};
+use indicatif::{ProgressBar, ProgressStyle};
+use sowing_agents::az::{Args, IterationMetrics, Progress, Trainer};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+
+/// Train until the budget is spent.
+pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let mut trainer = match &args.resume {
+        Some(dir) => Trainer::resume(dir, &args)?,
+        None => Trainer::new(args)?,
+    };
+    let device = if tch::Cuda::is_available() {
+        "cuda"
+    } else {
+        "cpu"
+    };
+    eprintln!(
+        "training {} on {device} into {} (iteration {} so far)",
+        trainer.args().variant.as_deref().unwrap_or("?"),
+        trainer.dir().display(),
+        trainer.iteration()
+    );
+    let session = Instant::now();
+    let mut last = 0.0;
+    while trainer.wants_more(session.elapsed().as_secs_f64(), last) {
+        let started = Instant::now();
+        let bar = ProgressBar::new(1);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} {msg} ({eta})")
+                .expect("progress template is valid")
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(format!("iter {}", trainer.iteration() + 1));
+        let metrics = trainer.iterate(&mut |p| {
+            let (what, done, total) = match p {
+                Progress::RatingBaselines(d, t) => ("rating baselines (pairs)", d, t),
+                Progress::SelfPlay(d, t) => ("self-play games", d, t),
+                Progress::Training(d, t) => ("training steps", d, t),
+                Progress::Evaluation(d, t) => ("evaluation games", d, t),
+            };
+            bar.set_message(what);
+            bar.set_length(u64::from(total));
+            bar.set_position(u64::from(done));
+        })?;
+        bar.finish_and_clear();
+        last = started.elapsed().as_secs_f64();
+        eprintln!("{}", summary(&metrics));
+        if let Err(e) = write_report(trainer.dir(), trainer.history(), trainer.baseline_elo()) {
+            eprintln!(
+                "warning: the report of {} was not written: {e}",
+                trainer.dir().display()
+            );
+        }
+    }
+    let dir = trainer.dir();
+    eprintln!(
+        "done: {} iterations; checkpoint {}, metrics {}, plots {} and {}",
+        trainer.iteration(),
+        dir.display(),
+        dir.join("metrics.csv").display(),
+        dir.join("learning-curve.png").display(),
+        dir.join("win-rates.png").display()
+    );
+    Ok(())
+}
+
+/// One line per iteration: time, self-play speed, losses, win rates, Elo.
+fn summary(m: &IterationMetrics) -> String {
+    let mut line = format!(
+        "iter {:>3} {:>6.0}s | {:>4} games {:>6.0} pos/s | loss p {:.3} v {:.3} |",
+        m.iteration, m.seconds, m.games, m.positions_per_sec, m.policy_loss, m.value_loss
+    );
+    for r in &m.eval {
+        let _ = write!(line, " {} {:.0}%", r.opponent, 100.0 * r.win_rate());
+    }
+    if let (Some(elo), Some(half)) = (m.elo, m.elo_interval) {
+        let _ = write!(line, " | Elo {elo:.0} ± {half:.0}");
+    }
+    line
+}
+
+/// Rewrite `metrics.csv` and the plots from the whole history.
+fn write_report(
+    dir: &Path,
+    history: &[IterationMetrics],
+    baseline_elo: &std::collections::BTreeMap<String, f64>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut csv = String::from(
+        "iteration,seconds,games,positions,positions_per_sec,south_win_rate,buffer,steps,\
+         policy_loss,value_loss,opponent,opponent_elo,wins,draws,losses,win_rate,win_low,\
+         win_high,elo,elo_low,elo_high\n",
+    );
+    for m in history {
+        let head = format!(
+            "{},{:.1},{},{},{:.1},{:.4},{},{},{:.5},{:.5}",
+            m.iteration,
+            m.seconds,
+            m.games,
+            m.positions,
+            m.positions_per_sec,
+            m.south_win_rate,
+            m.buffer,
+            m.steps,
+            m.policy_loss,
+            m.value_loss
+        );
+        let elo = match (m.elo, m.elo_interval) {
+            (Some(e), Some(h)) => format!("{e:.1},{:.1},{:.1}", e - h, e + h),
+            _ => ",,".to_string(),
+        };
+        if m.eval.is_empty() {
+            let _ = writeln!(csv, "{head},,,,,,,,,{elo}");
+        }
+        for r in &m.eval {
+            let (lo, hi) = r.win_interval();
+            let rating = baseline_elo.get(&r.opponent).copied().unwrap_or(f64::NAN);
+            let _ = writeln!(
+                csv,
+                "{head},{},{rating:.1},{},{},{},{:.4},{lo:.4},{hi:.4},{elo}",
+                r.opponent,
+                r.wins,
+                r.draws,
+                r.losses,
+                r.win_rate()
+            );
+        }
+    }
+    std::fs::write(dir.join("metrics.csv"), csv)?;
+    if history.iter().all(|m| m.eval.is_empty()) {
+        return Ok(());
+    }
+    let minutes = |m: &IterationMetrics| m.seconds / 60.0;
+    let elo = LineChart {
+        title: "Elo of the network against the baselines".to_string(),
+        x_label: "training time (minutes)".to_string(),
+        y_label: "Elo (random = 0)".to_string(),
+        y_range: None,
+        series: vec![Series {
+            label: "network".to_string(),
+            points: history
+                .iter()
+                .filter_map(|m| {
+                    let (e, h) = (m.elo?, m.elo_interval?);
+                    Some(Point {
+                        x: minutes(m),
+                        y: e,
+                        interval: Some((e - h, e + h)),
+                    })
+                })
+                .collect(),
+        }],
+    };
+    let opponents: Vec<String> = history
+        .iter()
+        .flat_map(|m| m.eval.iter().map(|r| r.opponent.clone()))
+        .fold(Vec::new(), |mut acc, o| {
+            if !acc.contains(&o) {
+                acc.push(o);
+            }
+            acc
+        });
+    let rates = LineChart {
+        title: "Win rate of the network against each baseline".to_string(),
+        x_label: "training time (minutes)".to_string(),
+        y_label: "win rate (95% interval)".to_string(),
+        y_range: Some((0.0, 1.0)),
+        series: opponents
+            .iter()
+            .map(|o| Series {
+                label: format!("vs {o}"),
+                points: history
+                    .iter()
+                    .filter_map(|m| {
+                        let r = m.eval.iter().find(|r| &r.opponent == o)?;
+                        Some(Point {
+                            x: minutes(m),
+                            y: r.win_rate(),
+                            interval: Some(r.win_interval()),
+                        })
+                    })
+                    .collect(),
+            })
+            .collect(),
+    };
+    plot::write_line_chart(&elo, &dir.join("learning-curve"))?;
+    plot::write_line_chart(&rates, &dir.join("win-rates"))?;
+    Ok(())
+}
