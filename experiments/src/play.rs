@@ -165,11 +165,12 @@ pub fn play_session<R: BufRead, W: Write>(
         };
         writeln!(
             out,
-            "\n{who} {action} (hole {}): {} lap{}, {} seeds sown, {} captured",
+            "\n{who} {action} (hole {}): {} lap{}, {} seed{} sown, {} captured",
             state.hole_of(action),
             info.laps,
             if info.laps == 1 { "" } else { "s" },
             info.sown,
+            if info.sown == 1 { "" } else { "s" },
             info.captured
         )?;
         state = next;
