@@ -78,9 +78,8 @@ impl Board {
     /// Add `q` seeds to every hole `0..len`.
     #[inline(always)]
     pub(crate) fn add_all(&mut self, q: u64, len: usize) {
-        let full = &PREFIX[len];
-        for w in 0..4 {
-            self.words[w] += full[w] * q;
+        for (w, one) in self.words.iter_mut().zip(&PREFIX[len]) {
+            *w += one * q;
         }
     }
 

@@ -147,8 +147,8 @@ impl Ring {
             hand as usize
         } else {
             let rounds = (hand / self.lap_ring) as u64;
-            for k in 0..W {
-                w[k] += self.full[k] * rounds;
+            for (x, one) in w.iter_mut().zip(&self.full).take(W) {
+                *x += one * rounds;
             }
             if SKIP {
                 lift::<W>(w, hole);
@@ -161,8 +161,8 @@ impl Ring {
         } else {
             self.table.ccw(hole, rest)
         };
-        for k in 0..W {
-            w[k] += lap.run[k];
+        for (x, run) in w.iter_mut().zip(&lap.run).take(W) {
+            *x += run;
         }
         // A lap of whole rounds ends in its own hole, or with skip_origin in the one before it.
         if SKIP && rest == 0 {
