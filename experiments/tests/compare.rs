@@ -179,17 +179,18 @@ fn report_files(dir: &Path) -> Vec<(String, String)> {
 fn a_stopped_run_resumes_to_the_same_report_as_an_uninterrupted_one() {
     let whole = scratch("whole");
     let parts = scratch("parts");
-    let rules = r#"{"holes": 3, "seeds": 2}"#;
-    fs::write(whole.join("small.json"), rules).unwrap();
-    fs::write(parts.join("small.json"), rules).unwrap();
+    for dir in [&whole, &parts] {
+        fs::write(dir.join("small.json"), r#"{"holes": 3, "seeds": 2}"#).unwrap();
+        fs::write(dir.join("first.json"), r#"{"holes": 1, "seeds": 2}"#).unwrap();
+    }
     let args = [
         "compare",
-        "--variants",
-        "en-dodoi-6",
         "--rules",
         "small.json",
+        "--rules",
+        "first.json",
         "--budget",
-        "1s",
+        "0.2s",
         "--out",
         "out",
         "--seed",
@@ -214,11 +215,18 @@ fn a_stopped_run_resumes_to_the_same_report_as_an_uninterrupted_one() {
     assert_eq!(a.len(), b.len());
     for ((name_a, text_a), (name_b, text_b)) in a.iter().zip(&b) {
         assert_eq!(name_a, name_b);
-        assert_eq!(text_a, text_b, "{name_a} differs");
+        assert!(text_a == text_b, "{name_a} differs");
     }
-    // A third run finds everything cached and writes the same report again.
+    // A third run finds everything cached (every figure read back from JSON) and writes the
+    // same report again.
     ok(&sowing(&parts, &args));
-    assert_eq!(report_files(&parts.join("out")), b);
+    for ((name_b, text_b), (name_c, text_c)) in b.iter().zip(&report_files(&parts.join("out"))) {
+        assert_eq!(name_b, name_c);
+        assert!(
+            text_b == text_c,
+            "{name_b} differs when read from the cache"
+        );
+    }
     fs::remove_dir_all(&whole).unwrap();
     fs::remove_dir_all(&parts).unwrap();
 }

@@ -56,7 +56,7 @@ pub fn chains(levels: usize, threshold: f64, scores: &Scores) -> (Vec<usize>, Ve
 mod tests {
     use super::*;
 
-    fn matrix(m: &[&[f64]]) -> impl Fn(usize, usize) -> Option<f64> + '_ {
+    fn matrix<'a>(m: &'a [&'a [f64]]) -> impl Fn(usize, usize) -> Option<f64> + 'a {
         // m[j][i]: score of j against i; negative means not measured.
         move |i, j| {
             let s = m[j][i];

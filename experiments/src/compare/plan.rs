@@ -18,11 +18,16 @@ use super::shape::Shape;
 use std::fmt;
 use std::time::Duration;
 
-/// Games per unit of cached work. Fixed, so that a longer budget reuses every finished unit.
+/// The smallest unit of random games. A unit is this times a power of two, the smallest that costs
+/// [`MIN_UNIT_US`]: fixed by the game's cost alone, never by the budget, so that a longer budget
+/// reuses every finished unit.
 pub const SHAPE_UNIT: u64 = 100;
-/// Games per unit of agent play: an even number, so each random opening is played from both sides
-/// within one unit.
+/// The smallest unit of agent games: an even number, so each random opening is played from both
+/// sides within one unit.
 pub const AGENT_UNIT: u64 = 10;
+/// The least nominal cost of a unit, core-microseconds: cheaper units would spend more time on
+/// their cache files than on their games.
+pub const MIN_UNIT_US: f64 = 20_000.0;
 /// The fewest games behind a rate: below this a figure is "not measured".
 pub const MIN_GAMES: u64 = 20;
 /// Random plies that open each game between searching agents, so deterministic agents do not
@@ -204,14 +209,31 @@ impl Allowance {
     }
 }
 
-/// Random games for the shape of one variant: whole units that fit the allowance. Every variant
-/// gets the same count (the smallest), so distinct-position counts compare like with like.
+/// Games per unit for games of `game_us` each: `base` times the smallest power of two (up to
+/// 2^12) that makes the unit cost [`MIN_UNIT_US`].
+pub fn unit_games(base: u64, game_us: f64) -> u64 {
+    let mut games = base;
+    while (games as f64) * game_us < MIN_UNIT_US && games < base << 12 {
+        games *= 2;
+    }
+    games
+}
+
+/// Random games for the shape of each variant: whole units that fit the allowance. Every variant
+/// gets the same count (the smallest, in whole units of every variant), so distinct-position
+/// counts compare like with like.
 pub fn shape_games(allowance_us: f64, priors: &[CostModel]) -> u64 {
-    priors
+    let largest_unit = priors
+        .iter()
+        .map(|m| unit_games(SHAPE_UNIT, m.random_game_us()))
+        .max()
+        .unwrap_or(SHAPE_UNIT);
+    let fewest = priors
         .iter()
         .map(|m| whole_units(allowance_us / m.random_game_us(), SHAPE_UNIT))
         .min()
-        .unwrap_or(0)
+        .unwrap_or(0);
+    whole_units(fewest as f64, largest_unit)
 }
 
 /// Self-play games of each balance agent.
@@ -220,7 +242,8 @@ pub fn balance_games(allowance_us: f64, model: &CostModel) -> Vec<(String, u64)>
     BALANCE_AGENTS
         .iter()
         .map(|&spec| {
-            let games = whole_units(each / model.game_us(spec, spec), AGENT_UNIT);
+            let cost = model.game_us(spec, spec);
+            let games = whole_units(each / cost, unit_games(AGENT_UNIT, cost));
             (spec.to_string(), if games >= MIN_GAMES { games } else { 0 })
         })
         .collect()
@@ -273,7 +296,15 @@ pub fn chain_plan(family: &str, allowance_us: f64, model: &CostModel) -> Option<
     if levels < 2 {
         return None;
     }
-    let games = whole_units(allowance_us / cost_of(levels), AGENT_UNIT).max(MIN_GAMES);
+    let unit = chain_pairs(levels)
+        .iter()
+        .map(|&(i, j)| {
+            let cost = model.game_us(&level_spec(family, i), &level_spec(family, j));
+            unit_games(AGENT_UNIT, cost)
+        })
+        .max()
+        .unwrap_or(AGENT_UNIT);
+    let games = whole_units(allowance_us / cost_of(levels), unit).max(unit.max(MIN_GAMES));
     Some(ChainPlan {
         family: family.to_string(),
         levels: (0..levels).map(|i| level_spec(family, i)).collect(),
@@ -360,6 +391,10 @@ mod tests {
         assert_eq!(big.levels.len(), MAX_LEVELS);
         assert!(big.games_per_pair >= MIN_GAMES);
         assert_eq!(big.games_per_pair % AGENT_UNIT, 0);
+        // Units grow for cheap games, never below their base size.
+        assert_eq!(unit_games(AGENT_UNIT, 1e6), AGENT_UNIT);
+        assert_eq!(unit_games(SHAPE_UNIT, 50.0), 400);
+        assert_eq!(unit_games(SHAPE_UNIT, 0.0), SHAPE_UNIT << 12);
         // More budget never means fewer levels or games.
         let mut last = (0, 0);
         for e in 4..12 {

@@ -10,8 +10,8 @@ use super::chain::{Scores, chains};
 use super::games::Tally;
 use super::learn::Learning;
 use super::plan::{
-    AGENT_UNIT, Allowance, BALANCE_AGENTS, CHAIN_THRESHOLD, ChainPlan, MIN_GAMES, OPENING_PLIES,
-    SHAPE_UNIT,
+    AGENT_UNIT, Allowance, BALANCE_AGENTS, CHAIN_THRESHOLD, ChainPlan, MIN_GAMES, MIN_UNIT_US,
+    OPENING_PLIES, SHAPE_UNIT,
 };
 use super::run::Config;
 use super::shape::Shape;
@@ -398,8 +398,7 @@ fn chain_finding(data: &[VariantData], out: &mut String) {
         "A skill chain is the longest sequence of agents of rising budget (MCTS with 10, 20, 40, \
          ... simulations per move; alpha-beta searching 1, 2, 3, ... plies) in which each agent \
          beats the one before it with a score of at least {:.0}% (a win 1, a draw or truncation \
-         one half). Each level played the next two above it, {AGENT_UNIT} games a unit, every \
-         opening from both sides; the chain may skip a level that is no better than the one \
+         one half). Each level played the next two above it, every opening from both sides; the chain may skip a level that is no better than the one \
          below. More levels: more depth for search to find. \"Sure\" is the chain whose every \
          step's 95% Wilson interval lies above {:.0}% as well: the length the data proves, where \
          the first figure is the length it suggests. A chain that reaches the last level tried is \
@@ -786,11 +785,13 @@ pub fn write(
         md,
         "The budget was split, for each variant, into core-seconds: game shape {:.1}, balance \
          {:.1}, skill chains {:.1}, learning {:.1} (a fixed cost model turns these into whole \
-         units of {SHAPE_UNIT} random games or {AGENT_UNIT} agent games).\n",
+         units of work, {SHAPE_UNIT} x 2^k random games or {AGENT_UNIT} x 2^k agent games, each \
+         costing at least {} ms).\n",
         allowance.shape / 1e6,
         allowance.balance / 1e6,
         allowance.chains / 1e6,
-        allowance.learning / 1e6
+        allowance.learning / 1e6,
+        MIN_UNIT_US / 1000.0
     );
     md.push_str("## Summary\n\n");
     md.push_str(&table);

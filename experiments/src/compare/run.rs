@@ -277,7 +277,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 "shape",
                 Work::Shape,
                 shape_games,
-                SHAPE_UNIT,
+                plan::unit_games(SHAPE_UNIT, priors[i].random_game_us()),
                 priors[i].random_game_us(),
             )
         })
@@ -323,7 +323,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 &format!("self-play {spec}"),
                 work,
                 *games,
-                AGENT_UNIT,
+                plan::unit_games(AGENT_UNIT, model.game_us(spec, spec)),
                 model.game_us(spec, spec),
             ));
         }
@@ -341,7 +341,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                     &match_name(a, b),
                     work,
                     chain.games_per_pair,
-                    AGENT_UNIT,
+                    plan::unit_games(AGENT_UNIT, model.game_us(a, b)),
                     model.game_us(a, b),
                 ));
             }
