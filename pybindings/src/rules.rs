@@ -1,12 +1,13 @@
 //! `sowing.Rules`: a variant as data, and `sowing.variants()`. A thin wrapper over
 //! `sowing_env::Rules`; building one from Python values checks each field's type here and leaves
-//! the ranges to the engine's validation, so every message names the field at fault.
+//! the ranges to the engine's validation, so every message names the field at fault. A field of
+//! the wrong type is a `ValueError` like any other invalid field: rules are configuration data.
 
 use crate::error::to_py;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
-use sowing_env::{Direction, PRESETS, Rules, RulesSpec, Trigger, preset_source};
+use pyo3::types::{PyBool, PyDict, PyString};
+use sowing_env::{Direction, Error, PRESETS, Rules, RulesSpec, Trigger, preset_source};
 
 /// The fields of a rules dict, in the order of `RULES.md`.
 const FIELDS: [&str; 7] = [
@@ -62,18 +63,19 @@ impl PyRules {
             max_plies: Rules::DEFAULT_MAX_PLIES,
         };
         let (mut holes, mut seeds) = (false, false);
+        let mut given = Vec::new();
         for (key, value) in fields.iter() {
             let key: String = key.extract().map_err(|_| {
-                PyTypeError::new_err(format!("rules field names are strings, got {key:?}"))
+                PyValueError::new_err(format!("rules field names are strings, got {key:?}"))
             })?;
             match key.as_str() {
-                "holes" => (spec.holes, holes) = (field_u32("holes", &value)?, true),
-                "seeds" => (spec.seeds, seeds) = (field_u32("seeds", &value)?, true),
-                "max_laps" => spec.max_laps = field_u32("max_laps", &value)?,
-                "max_plies" => spec.max_plies = field_u32("max_plies", &value)?,
+                "holes" => (spec.holes, holes) = (field_u32("holes", &value, &mut given)?, true),
+                "seeds" => (spec.seeds, seeds) = (field_u32("seeds", &value, &mut given)?, true),
+                "max_laps" => spec.max_laps = field_u32("max_laps", &value, &mut given)?,
+                "max_plies" => spec.max_plies = field_u32("max_plies", &value, &mut given)?,
                 "skip_origin" => {
                     spec.skip_origin = value.extract().map_err(|_| {
-                        PyTypeError::new_err(format!(
+                        PyValueError::new_err(format!(
                             "rules field skip_origin must be True or False, got {value:?}"
                         ))
                     })?
@@ -109,7 +111,24 @@ impl PyRules {
                 )));
             }
         }
-        Rules::new(spec).map(PyRules).map_err(to_py)
+        Rules::new(spec)
+            .map(PyRules)
+            .map_err(|e| match e {
+                Error::InvalidRules {
+                    field,
+                    value,
+                    allowed,
+                } => Error::InvalidRules {
+                    field,
+                    value: given
+                        .iter()
+                        .find(|(name, _)| *name == field)
+                        .map_or(value, |(_, v)| v.clone()),
+                    allowed,
+                },
+                e => e,
+            })
+            .map_err(to_py)
     }
 
     /// Rules from JSON, e.g. `{"holes": 8, "seeds": 4, "trigger": "leave"}`.
@@ -239,28 +258,38 @@ impl PyRules {
     }
 }
 
-fn field_u32(name: &str, value: &Bound<'_, PyAny>) -> PyResult<u32> {
-    if value.is_instance_of::<pyo3::types::PyBool>() {
-        return Err(PyTypeError::new_err(format!(
-            "rules field {name} must be an integer, got a bool"
-        )));
+/// An integer rules field, saturated into `u32`. Every integer field's range starts at 1 and ends
+/// far below `u32::MAX`, so a saturated value is refused by the engine's validation; the value as
+/// given is kept in `given` for that message.
+fn field_u32(
+    name: &'static str,
+    value: &Bound<'_, PyAny>,
+    given: &mut Vec<(&'static str, String)>,
+) -> PyResult<u32> {
+    // Any integer, numpy's included (`__index__`), but not a bool.
+    let int = if value.is_instance_of::<PyBool>() {
+        None
+    } else {
+        value.call_method0("__index__").ok()
     }
-    let v: i64 = value.extract().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "rules field {name} must be an integer, got {}",
+    .ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "invalid rules: {name} must be an integer, got {}",
             type_name(value)
         ))
     })?;
-    u32::try_from(v).map_err(|_| {
-        PyValueError::new_err(format!(
-            "invalid rules: {name} = {v}; allowed: a non-negative integer (see the field's range in RULES.md)"
-        ))
-    })
+    let saturated = match int.extract::<u32>() {
+        Ok(v) => return Ok(v),
+        Err(_) if int.lt(0)? => 0,
+        Err(_) => u32::MAX,
+    };
+    given.push((name, int.str()?.to_string()));
+    Ok(saturated)
 }
 
 fn field_str(name: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
     value.extract().map_err(|_| {
-        PyTypeError::new_err(format!(
+        PyValueError::new_err(format!(
             "rules field {name} must be a string, got {}",
             type_name(value)
         ))

@@ -67,9 +67,20 @@ def test_invalid_rules_name_the_field(fields, field):
 
 
 def test_rules_wrong_types_and_malformed_text():
-    with pytest.raises(TypeError, match="holes"):
+    with pytest.raises(ValueError, match="holes"):
         Rules.from_dict({"holes": "8", "seeds": 4})
-    with pytest.raises(TypeError, match="skip_origin"):
+    with pytest.raises(ValueError, match="holes"):
+        Rules.from_dict({"holes": True, "seeds": 4})
+    with pytest.raises(ValueError, match="holes must be an integer, got float"):
+        Rules.from_dict({"holes": 8.0, "seeds": 4})
+    assert Rules(holes=np.int64(8), seeds=np.uint8(4)) == Rules("en-dodoi-8")
+    with pytest.raises(ValueError, match=r"seeds = 1099511627776; allowed: 1 to 15 seeds"):
+        Rules(holes=8, seeds=2**40)
+    with pytest.raises(ValueError, match=r"max_plies = -5; allowed: 1 to"):
+        Rules(holes=8, seeds=4, max_plies=-5)
+    with pytest.raises(ValueError, match=r"holes = 3\d+; allowed: 1 to 16"):
+        Rules(holes=3 * 10**50, seeds=4)
+    with pytest.raises(ValueError, match="skip_origin"):
         Rules.from_dict({"holes": 8, "seeds": 4, "skip_origin": "yes"})
     with pytest.raises(ValueError, match="invalid JSON"):
         Rules.from_json("{holes: 8")

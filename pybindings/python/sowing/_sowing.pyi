@@ -25,7 +25,7 @@ def agent_forms() -> list[str]:
 @final
 class Rules:
     """The rules of one game: a preset by name, or fields (the rest take RULES.md's defaults).
-    Invalid fields raise ``ValueError`` (``TypeError`` for a wrong type) naming the field."""
+    Invalid fields, of a wrong type included, raise ``ValueError`` naming the field."""
 
     def __new__(
         cls,
