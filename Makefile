@@ -5,6 +5,10 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
+# tch (feature `torch`) links the libtorch of the venv's torch==2.13.0: torch-sys asks the venv's
+# python where it is; the build scripts embed its lib directory as rpath, so no LD_LIBRARY_PATH.
+TORCH_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH LIBTORCH_USE_PYTORCH=1
+DEMO_RUN := runs/demo-en-dodoi-6
 
 .PHONY: all venv python build test demo bench lint
 
@@ -22,18 +26,28 @@ $(VENV)/.installed: requirements.txt
 python: venv
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --quiet -m pybindings/Cargo.toml
 
-build:
+build: venv
 	$(CARGO) build --release --workspace
+	$(TORCH_ENV) $(CARGO) build --release -p sowing-experiments --features torch
 
 test: venv python
 	$(CARGO) test --workspace
+	$(TORCH_ENV) $(CARGO) test -p sowing-agents --features torch --lib --test 'az_*'
 	$(VPY) -m pytest -q pybindings/tests
 
-# The main job. For now: the presets, random-play statistics of each, and the engine's throughput.
+# The main job: train an AlphaZero-style agent on en-dodoi-6 for ten minutes (a fresh run in
+# $(DEMO_RUN)), then play it (64 simulations per move) against greedy and mcts:1000, 200 games
+# each. The engine's statistics and throughput come first.
 demo: build
 	./target/release/sowing variants
 	./target/release/sowing random --variant all --games 10000
 	./target/release/sowing bench
+	rm -rf $(DEMO_RUN)
+	./target/release/sowing train --variant en-dodoi-6 --minutes 10 --seed 0 --out $(DEMO_RUN)
+	./target/release/sowing arena --variant en-dodoi-6 --games 200 --seed 1 \
+		--agents az:$(DEMO_RUN):64,greedy,mcts:1000 --csv $(DEMO_RUN)/arena.csv
+	@echo "report: $(DEMO_RUN)/metrics.csv, $(DEMO_RUN)/arena.csv"
+	@echo "plots:  $(DEMO_RUN)/learning-curve.png (.svg), $(DEMO_RUN)/win-rates.png (.svg)"
 
 bench: python
 	$(CARGO) bench --workspace
@@ -42,3 +56,4 @@ bench: python
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(TORCH_ENV) $(CARGO) clippy -p sowing-agents -p sowing-experiments --features torch --all-targets -- -D warnings

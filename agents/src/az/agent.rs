@@ -49,6 +49,9 @@ impl AzAgent {
     /// The agent of checkpoint `path`, searching `simulations` per move (default: the run's).
     pub fn load(path: &Path, simulations: Option<u32>) -> Result<AzAgent, CheckpointError> {
         let loaded = load_checkpoint(path)?;
+        // One position per forward pass: libtorch's worker threads would only spin, and agents
+        // already play on a thread each in the arena.
+        tch::set_num_threads(1);
         let args = &loaded.meta.args;
         let simulations = simulations.unwrap_or(args.simulations);
         let config = PuctConfig {

@@ -9,7 +9,7 @@ use crate::spec::from_spec;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sowing_env::{Outcome, Player, Rules, State};
+use sowing_env::{Outcome, Player, Rules, State, random_opening};
 
 /// Results of one player against one opponent, from the player's side.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -72,6 +72,8 @@ pub struct MatchSetup {
     pub seed: u64,
     /// Threads for the opponent's moves.
     pub threads: usize,
+    /// Uniformly random plies before the players take over.
+    pub opening: u32,
 }
 
 /// Play the match `setup`: the network searches `config.simulations` per move, without noise,
@@ -89,12 +91,21 @@ pub fn play_network_matches(
         games,
         seed,
         threads,
+        opening,
     } = setup;
     let (games, seed, threads) = (*games, *seed, *threads);
     let mut agents = (0..games)
         .map(|_| from_spec(opponent))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut states = vec![State::initial(rules); games as usize];
+    // Games 2k and 2k + 1 start from the same random opening, the network on either side, so
+    // that deterministic players meet in more than two distinct games.
+    let mut states: Vec<State> = (0..games)
+        .map(|g| {
+            let mut r = ChaCha8Rng::seed_from_u64(seed ^ 0x6f70_656e);
+            r.set_stream(u64::from(g / 2));
+            random_opening(rules, *opening, &mut r)
+        })
+        .collect();
     let mut rngs: Vec<ChaCha8Rng> = (0..games)
         .map(|g| {
             let mut r = ChaCha8Rng::seed_from_u64(seed);
@@ -191,13 +202,15 @@ pub fn play_network_matches(
     Ok(result)
 }
 
-/// Play `games` games between two agents (each side half the time) and return `a`'s result.
+/// Play `games` games between two agents (each side half the time, pairs of games from the same
+/// random opening of `opening` plies) and return `a`'s result.
 pub fn play_agent_matches(
     rules: &Rules,
     a: &str,
     b: &str,
     games: u32,
     seed: u64,
+    opening: u32,
 ) -> Result<MatchResult, crate::spec::SpecError> {
     let mut first = from_spec(a)?;
     let mut second = from_spec(b)?;
@@ -215,7 +228,9 @@ pub fn play_agent_matches(
         } else {
             Player::North
         };
-        let mut state = State::initial(rules);
+        let mut opening_rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6f70_656e);
+        opening_rng.set_stream(u64::from(g / 2));
+        let mut state = random_opening(rules, opening, &mut opening_rng);
         while !state.is_over() {
             let agent = if state.to_move() == a_side {
                 &mut first

@@ -104,6 +104,10 @@ pub struct Args {
     /// Games against each baseline per evaluation (half from each side); 0 skips evaluation.
     #[arg(long, default_value_t = 20)]
     pub eval_games: u32,
+    /// Uniformly random plies that open each evaluation game (both games of a side-swapped
+    /// pair share the opening), so that deterministic players meet in varied games.
+    #[arg(long, default_value_t = 2)]
+    pub eval_opening: u32,
     /// PUCT simulations per move of the network in evaluation games.
     #[arg(long, default_value_t = 64)]
     pub eval_simulations: u32,
@@ -665,6 +669,7 @@ impl Trainer {
                 games,
                 seed,
                 threads: self.args.threads(),
+                opening: self.args.eval_opening,
             };
             let result =
                 evaluate::play_network_matches(&mut self.net, &config, &setup, &mut |done| {
@@ -702,7 +707,10 @@ impl Trainer {
                     .map(|&(i, j)| {
                         let (a, b, rules) = (&names[i], &names[j], &self.rules);
                         let games = self.args.eval_games;
-                        scope.spawn(move || evaluate::play_agent_matches(rules, a, b, games, seed))
+                        let opening = self.args.eval_opening;
+                        scope.spawn(move || {
+                            evaluate::play_agent_matches(rules, a, b, games, seed, opening)
+                        })
                     })
                     .collect();
                 handles
