@@ -27,5 +27,6 @@ fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("GameOverError", py.get_type::<error::GameOverError>())?;
     m.add("MAX_HOLES", sowing_env::MAX_HOLES)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

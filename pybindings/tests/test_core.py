@@ -11,6 +11,10 @@ import sowing
 from sowing import GameOverError, IllegalActionError, Rules, State
 
 
+def test_version():
+    assert sowing.__version__.count(".") == 2
+
+
 def test_variants_and_presets():
     names = sowing.variants()
     assert "en-dodoi-8" in names and "sadeqa-iii" in names and "cross-endodoi" in names

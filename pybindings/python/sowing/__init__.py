@@ -20,6 +20,7 @@ from ._sowing import (
     IllegalActionError,
     Rules,
     State,
+    __version__,
     variant_source,
     variants,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "Rules",
     "SowingEnv",
     "State",
+    "__version__",
     "variant_source",
     "variants",
     "vector",

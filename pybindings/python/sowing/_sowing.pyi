@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 MAX_HOLES: Final[int]
+__version__: Final[str]
 
 class IllegalActionError(ValueError):
     """An action out of range, on an empty hole, or an endless move; lists the legal actions."""
