@@ -15,6 +15,8 @@ use std::sync::{Mutex, MutexGuard};
 struct Player {
     agent: Box<dyn Agent>,
     rng: ChaCha8Rng,
+    /// The seed the stream last started from, for pickling.
+    seed: u64,
 }
 
 impl std::fmt::Debug for Player {
@@ -54,6 +56,7 @@ impl PyAgent {
             player: Mutex::new(Player {
                 agent,
                 rng: ChaCha8Rng::seed_from_u64(seed),
+                seed,
             }),
         })
     }
@@ -70,7 +73,7 @@ impl PyAgent {
         let action = py.detach(|| {
             guard(|| {
                 let mut p = self.lock();
-                let Player { agent, rng } = &mut *p;
+                let Player { agent, rng, .. } = &mut *p;
                 agent.choose(&state, rng)
             })
         })?;
@@ -85,7 +88,9 @@ impl PyAgent {
 
     /// Restart the agent's random stream from `seed`.
     fn seed(&self, seed: u64) {
-        self.lock().rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut p = self.lock();
+        p.rng = ChaCha8Rng::seed_from_u64(seed);
+        p.seed = seed;
     }
 
     /// Forget what was kept from earlier moves (search tables) before a new game.
@@ -105,6 +110,18 @@ impl PyAgent {
 
     fn __repr__(&self) -> String {
         format!("Agent({:?})", self.name)
+    }
+
+    /// Pickled as its spec and seed: a copy is a fresh agent whose stream starts from the seed
+    /// (search tables are not kept).
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, pyo3::types::PyType>, (String, u64))> {
+        Ok((
+            py.get_type::<PyAgent>(),
+            (self.name.clone(), self.lock().seed),
+        ))
     }
 }
 

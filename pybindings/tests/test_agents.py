@@ -52,6 +52,18 @@ def test_seeded_mcts_is_reproducible():
     assert len(set(a)) == 1 and c == a[:2]
 
 
+def test_pickle_and_copy():
+    import copy
+    import pickle
+
+    agent = MCTS(simulations=100, seed=4)
+    twin = pickle.loads(pickle.dumps(agent))
+    assert twin.name == "mcts:100" and isinstance(twin, Agent)
+    state = State.initial("en-dodoi-8").play(2)
+    assert twin.choose(state) == MCTS(simulations=100, seed=4).choose(state)
+    assert copy.deepcopy(AlphaBeta(time=0.05)).name == "alphabeta:50ms"
+
+
 def test_alphabeta_takes_a_capture():
     # en-dodoi-8's opening 7 captures 7 seeds, the most of any first move.
     assert AlphaBeta(depth=1).choose(State.initial("en-dodoi-8")) == 7
