@@ -14,6 +14,7 @@ from typing import Any, Protocol, Union
 
 import numpy as np
 
+from . import agents
 from ._sowing import IllegalActionError, State
 
 
@@ -40,13 +41,6 @@ def resolve(opponent: Any) -> tuple[Policy, str, Any]:
     if isinstance(opponent, str):
         if opponent == "random":
             return _random, "random", None
-        try:
-            from . import agents
-        except ImportError as e:  # pragma: no cover - only without the agents module
-            raise ValueError(
-                f'unknown opponent {opponent!r}; opponents are "random", a callable taking a '
-                "sowing.State, or an object with a choose(state) method"
-            ) from e
         agent = agents.from_spec(opponent)
         return _choose(agent), opponent, agent
     if hasattr(opponent, "choose") and callable(opponent.choose):

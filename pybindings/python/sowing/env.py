@@ -30,6 +30,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import _opponents
+from ._opponents import OpponentLike
 from ._sowing import Rules, State
 
 SIDES = {"south": 0, "north": 1}
@@ -96,7 +97,7 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
     def __init__(
         self,
         variant: str | Rules = "en-dodoi-8",
-        opponent: Any = "random",
+        opponent: OpponentLike = "random",
         agent_side: int | str = "random",
         render_mode: str | None = None,
     ) -> None:

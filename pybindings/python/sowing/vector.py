@@ -19,6 +19,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from . import _sowing
+from ._opponents import OpponentLike
 from ._sowing import Rules, State
 from .env import RENDER_MODES, SowingEnv
 
@@ -149,7 +150,7 @@ class VecEnv(gymnasium.vector.VectorEnv):
         self,
         variant: str | Rules,
         num_envs: int,
-        opponent: Any = "random",
+        opponent: OpponentLike = "random",
         agent_side: int | str = "random",
         render_mode: str | None = None,
     ) -> None:
