@@ -259,3 +259,181 @@ mod tests {
         assert!(ranges(&empty).is_none());
     }
 }
+
+/// Bars in groups: one group per category (a variant), one bar per series (an agent) in each,
+/// every bar with an optional interval drawn as an error bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarChart {
+    /// Caption at the top.
+    pub title: String,
+    /// Vertical axis label.
+    pub y_label: String,
+    /// Fixed vertical range; `None` runs from zero to the highest bar or interval.
+    pub y_range: Option<(f64, f64)>,
+    /// Category names, left to right.
+    pub groups: Vec<String>,
+    /// The series; each has one value per group.
+    pub series: Vec<BarSeries>,
+}
+
+/// A bar's value and its interval (low, high), if it has one.
+pub type Bar = (f64, Option<(f64, f64)>);
+
+/// One bar per group: `None` where the value was not measured (no bar is drawn).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarSeries {
+    /// Legend label.
+    pub label: String,
+    /// Per group: the bar, or `None`.
+    pub values: Vec<Option<Bar>>,
+}
+
+/// Write `chart` as `<stem>.svg` and `<stem>.png`; returns the paths written.
+pub fn write_bar_chart(chart: &BarChart, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    let svg = stem.with_extension("svg");
+    let png = stem.with_extension("png");
+    if !font_ready() {
+        return Err(PlotError::NoFont);
+    }
+    // Wide enough for a label under every group.
+    let size = ((240 + 110 * chart.groups.len()).max(700) as u32, 560);
+    {
+        let root = SVGBackend::new(&svg, size).into_drawing_area();
+        draw_bars(chart, &root).map_err(|e| PlotError::Draw(svg.clone(), e))?;
+        root.present()
+            .map_err(|e| PlotError::Draw(svg.clone(), e.to_string()))?;
+    }
+    {
+        let root = BitMapBackend::new(&png, size).into_drawing_area();
+        draw_bars(chart, &root).map_err(|e| PlotError::Draw(png.clone(), e))?;
+        root.present()
+            .map_err(|e| PlotError::Draw(png.clone(), e.to_string()))?;
+    }
+    Ok(vec![png, svg])
+}
+
+fn draw_bars<DB: DrawingBackend>(
+    chart: &BarChart,
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), String> {
+    let values = chart.series.iter().flat_map(|s| s.values.iter().flatten());
+    let top = values
+        .map(|(v, i)| i.map_or(*v, |(_, hi)| hi.max(*v)))
+        .fold(f64::MIN, f64::max);
+    if chart.groups.is_empty() || top == f64::MIN {
+        return Err(PlotError::Empty.to_string());
+    }
+    let (y0, y1) = chart
+        .y_range
+        .unwrap_or((0.0, if top > 0.0 { top * 1.35 } else { 1.0 }));
+    // (The headroom above the bars keeps the legend off them.)
+    let n = chart.groups.len();
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(err)?;
+    let mut ctx = ChartBuilder::on(root)
+        .caption(&chart.title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(60)
+        .build_cartesian_2d(-0.5..n as f64 - 0.5, y0..y1)
+        .map_err(err)?;
+    let groups = chart.groups.clone();
+    ctx.configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n + 1)
+        .x_label_formatter(&move |x| {
+            let g = x.round();
+            if (x - g).abs() < 1e-6 && g >= 0.0 && (g as usize) < groups.len() {
+                groups[g as usize].clone()
+            } else {
+                String::new()
+            }
+        })
+        .y_desc(&chart.y_label)
+        .draw()
+        .map_err(err)?;
+    let width = 0.8 / chart.series.len().max(1) as f64;
+    for (k, series) in chart.series.iter().enumerate() {
+        let colour = Palette99::pick(k).to_rgba();
+        let left = |g: usize| g as f64 - 0.4 + k as f64 * width;
+        let bars = series.values.iter().enumerate().filter_map(|(g, v)| {
+            let (value, _) = (*v)?;
+            Some(Rectangle::new(
+                [(left(g), y0.max(0.0)), (left(g) + width * 0.9, value)],
+                colour.filled(),
+            ))
+        });
+        ctx.draw_series(bars)
+            .map_err(err)?
+            .label(series.label.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled()));
+        let whiskers = series.values.iter().enumerate().filter_map(|(g, v)| {
+            let (value, (lo, hi)) = match *v {
+                Some((value, Some(interval))) => (value, interval),
+                _ => return None,
+            };
+            let x = left(g) + width * 0.45;
+            Some(ErrorBar::new_vertical(
+                x,
+                lo,
+                value,
+                hi,
+                BLACK.stroke_width(1),
+                6,
+            ))
+        });
+        ctx.draw_series(whiskers).map_err(err)?;
+    }
+    ctx.configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(err)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod bar_tests {
+    use super::*;
+
+    #[test]
+    fn a_bar_chart_is_written_as_png_and_svg_and_an_empty_one_is_refused() {
+        let dir = std::env::temp_dir().join(format!("sowing-bars-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let chart = BarChart {
+            title: "bars".to_string(),
+            y_label: "share".to_string(),
+            y_range: Some((0.0, 1.0)),
+            groups: vec!["one".to_string(), "two".to_string()],
+            series: vec![
+                BarSeries {
+                    label: "a".to_string(),
+                    values: vec![Some((0.5, Some((0.4, 0.6)))), None],
+                },
+                BarSeries {
+                    label: "b".to_string(),
+                    values: vec![Some((0.7, None)), Some((0.2, Some((0.1, 0.3))))],
+                },
+            ],
+        };
+        match write_bar_chart(&chart, &dir.join("bars")) {
+            Ok(paths) => {
+                assert_eq!(&std::fs::read(&paths[0]).unwrap()[..4], b"\x89PNG");
+                let svg = std::fs::read_to_string(&paths[1]).unwrap();
+                assert!(svg.contains("bars") && svg.contains("two"));
+                let empty = BarChart {
+                    series: Vec::new(),
+                    ..chart
+                };
+                assert!(matches!(
+                    write_bar_chart(&empty, &dir.join("empty")),
+                    Err(PlotError::Draw(..))
+                ));
+            }
+            Err(PlotError::NoFont) => {}
+            Err(e) => panic!("{e}"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

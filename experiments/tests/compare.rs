@@ -190,7 +190,7 @@ fn a_stopped_run_resumes_to_the_same_report_as_an_uninterrupted_one() {
         "--rules",
         "first.json",
         "--budget",
-        "0.2s",
+        "0.4s",
         "--out",
         "out",
         "--seed",

@@ -27,7 +27,7 @@ pub const SHAPE_UNIT: u64 = 100;
 pub const AGENT_UNIT: u64 = 10;
 /// The least nominal cost of a unit, core-microseconds: cheaper units would spend more time on
 /// their cache files than on their games.
-pub const MIN_UNIT_US: f64 = 20_000.0;
+pub const MIN_UNIT_US: f64 = 10_000.0;
 /// The fewest games behind a rate: below this a figure is "not measured".
 pub const MIN_GAMES: u64 = 20;
 /// Random plies that open each game between searching agents, so deterministic agents do not
@@ -123,6 +123,7 @@ const MCTS_TREE_US: f64 = 0.4;
 const MCTS_ROLLOUT_FACTOR: f64 = 1.3;
 const ALPHABETA_STEP_US: f64 = 12.0;
 const AGENT_GAME_US: f64 = 2000.0;
+const GREEDY_GAME_US: f64 = 8.0;
 
 impl CostModel {
     pub fn from_shape(shape: &Shape) -> Option<CostModel> {
@@ -173,8 +174,10 @@ impl CostModel {
 
     /// One game between `a` and `b`, each making half the moves.
     pub fn game_us(&self, a: &str, b: &str) -> f64 {
+        // Greedy players keep no tables, but every game still seeds its streams and draws an
+        // opening.
         let fixed = if a == "greedy" && b == "greedy" {
-            0.0
+            GREEDY_GAME_US
         } else {
             AGENT_GAME_US
         };
@@ -219,21 +222,25 @@ pub fn unit_games(base: u64, game_us: f64) -> u64 {
     games
 }
 
+/// Random games per unit of the shape measurement, the same for every variant: sized so that a
+/// unit of the costliest variant costs [`MIN_UNIT_US`].
+pub fn shape_unit(priors: &[CostModel]) -> u64 {
+    let costliest = priors
+        .iter()
+        .map(CostModel::random_game_us)
+        .fold(0.0, f64::max);
+    unit_games(SHAPE_UNIT, costliest)
+}
+
 /// Random games for the shape of each variant: whole units that fit the allowance. Every variant
-/// gets the same count (the smallest, in whole units of every variant), so distinct-position
-/// counts compare like with like.
+/// gets the same count (the smallest), so distinct-position counts compare like with like.
 pub fn shape_games(allowance_us: f64, priors: &[CostModel]) -> u64 {
-    let largest_unit = priors
+    let unit = shape_unit(priors);
+    priors
         .iter()
-        .map(|m| unit_games(SHAPE_UNIT, m.random_game_us()))
-        .max()
-        .unwrap_or(SHAPE_UNIT);
-    let fewest = priors
-        .iter()
-        .map(|m| whole_units(allowance_us / m.random_game_us(), SHAPE_UNIT))
+        .map(|m| whole_units(allowance_us / m.random_game_us(), unit))
         .min()
-        .unwrap_or(0);
-    whole_units(fewest as f64, largest_unit)
+        .unwrap_or(0)
 }
 
 /// Self-play games of each balance agent.
@@ -393,7 +400,7 @@ mod tests {
         assert_eq!(big.games_per_pair % AGENT_UNIT, 0);
         // Units grow for cheap games, never below their base size.
         assert_eq!(unit_games(AGENT_UNIT, 1e6), AGENT_UNIT);
-        assert_eq!(unit_games(SHAPE_UNIT, 50.0), 400);
+        assert_eq!(unit_games(SHAPE_UNIT, 50.0), 200);
         assert_eq!(unit_games(SHAPE_UNIT, 0.0), SHAPE_UNIT << 12);
         // More budget never means fewer levels or games.
         let mut last = (0, 0);

@@ -5,7 +5,7 @@ use super::Variant;
 use super::cache::{Cache, UnitKey};
 use super::games::{Tally, play_unit};
 use super::learn::{self, Learning};
-use super::plan::{self, AGENT_UNIT, Allowance, Budget, ChainPlan, CostModel, SHAPE_UNIT};
+use super::plan::{self, AGENT_UNIT, Allowance, Budget, ChainPlan, CostModel};
 use super::report::{self, FamilyData, VariantData};
 use super::shape::{Shape, random_games};
 use super::stats::hash_bytes;
@@ -277,7 +277,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 "shape",
                 Work::Shape,
                 shape_games,
-                plan::unit_games(SHAPE_UNIT, priors[i].random_game_us()),
+                plan::shape_unit(&priors),
                 priors[i].random_game_us(),
             )
         })
