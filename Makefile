@@ -37,7 +37,8 @@ test: venv python
 
 # The main job: train an AlphaZero-style agent on en-dodoi-6 for ten minutes (a fresh run in
 # $(DEMO_RUN)), then play it (64 simulations per move) against greedy and mcts:1000, 200 games
-# each. The engine's statistics and throughput come first.
+# each. The engine's statistics and throughput come first; a quick comparison of the presets
+# (`sowing compare`, its summary table printed, the report in runs/demo-compare) ends it.
 demo: build
 	./target/release/sowing variants
 	./target/release/sowing random --variant all --games 10000
@@ -48,6 +49,7 @@ demo: build
 		--agents az:$(DEMO_RUN):64,greedy,mcts:1000 --csv $(DEMO_RUN)/arena.csv
 	@echo "report: $(DEMO_RUN)/metrics.csv, $(DEMO_RUN)/arena.csv"
 	@echo "plots:  $(DEMO_RUN)/learning-curve.png (.svg), $(DEMO_RUN)/win-rates.png (.svg)"
+	./target/release/sowing compare --variants all --budget 90s --seed 0 --out runs/demo-compare
 
 bench: python
 	$(CARGO) bench --workspace

@@ -1,12 +1,16 @@
 //! Learnability: how fast the AlphaZero trainer improves on each variant under the same budget,
 //! as its Elo against the fixed baselines over training time.
+//!
+//! Built with the `torch` feature, every preset gets the same wall-clock share of the budget for
+//! a fresh training run (small self-play iterations, so that even a short share gives several
+//! evaluations). Training is budgeted by time, so its curve is not repeatable to the game; the
+//! finished curve is cached like every other unit, so a resumed comparison reports the same one.
 
 use super::Variant;
-use serde::Serialize;
-use std::path::Path;
+use serde::{Deserialize, Serialize};
 
 /// One evaluation of the trainer's agent during training.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
     pub iteration: u64,
     /// Training time when this evaluation was made.
@@ -20,7 +24,7 @@ pub struct CurvePoint {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 // Without the `torch` feature no curve can be made, but the report still has to show one.
-#[allow(dead_code)]
+#[cfg_attr(not(feature = "torch"), allow(dead_code))]
 pub enum Learning {
     /// Not measured, and why.
     NotMeasured(String),
@@ -29,11 +33,128 @@ pub enum Learning {
 }
 
 /// Whether this build can train; the error says why not.
+#[cfg(not(feature = "torch"))]
 pub fn availability() -> Result<(), String> {
-    Err("this build of `sowing` has no trainer (the `torch` feature, which needs libtorch)".into())
+    Err(
+        "this build of `sowing` has no trainer (the `torch` feature, which needs libtorch; \
+         `make build` makes one)"
+            .into(),
+    )
 }
 
-/// Train on `variant` for `seconds` and return its learning curve.
-pub fn measure(_variant: &Variant, _seconds: f64, _seed: u64, _out: &Path) -> Learning {
-    Learning::NotMeasured(availability().expect_err("measure is only called when available"))
+/// Without the trainer nothing is measured.
+#[cfg(not(feature = "torch"))]
+pub fn measure(_: &Variant, _: f64, _: &super::run::Config, _: &super::cache::Cache) -> Learning {
+    Learning::NotMeasured(availability().expect_err("this build has no trainer"))
+}
+
+#[cfg(feature = "torch")]
+pub fn availability() -> Result<(), String> {
+    Ok(())
+}
+
+/// The least training time worth a curve: a few iterations of the small settings of `measure`.
+pub const MIN_SECONDS: f64 = 30.0;
+
+/// Train on `variant` for `seconds` of wall-clock time (the trainer uses every thread) and return
+/// its learning curve, from the cache when this unit was done before.
+#[cfg(feature = "torch")]
+pub fn measure(
+    variant: &Variant,
+    seconds: f64,
+    config: &super::run::Config,
+    cache: &super::cache::Cache,
+) -> Learning {
+    use super::cache::{UnitKey, slug};
+    use clap::Parser;
+    use sowing_agents::az::{Args, Trainer};
+    use sowing_env::Rules;
+
+    if Rules::preset(&variant.name).ok() != Some(variant.rules) {
+        return Learning::NotMeasured(format!(
+            "the trainer trains on presets only, and {} is a rules file",
+            variant.name
+        ));
+    }
+    let measurement = format!("learning {seconds:.0}s");
+    let key = UnitKey::new(
+        config.seed,
+        &variant.name,
+        &variant.rules,
+        &measurement,
+        0,
+        0,
+    );
+    if let Some(curve) = cache.load::<Vec<CurvePoint>>(&key) {
+        return Learning::Curve(curve);
+    }
+
+    /// The trainer's own arguments, parsed as `sowing train` would parse them.
+    #[derive(Parser)]
+    struct Command {
+        #[command(flatten)]
+        args: Args,
+    }
+    let run_dir =
+        config
+            .out
+            .join("learning")
+            .join(format!("{}-s{}", slug(&variant.name), config.seed));
+    // A run cut off part way is started again: its budget is time, which a restart resets.
+    let _ = std::fs::remove_dir_all(&run_dir);
+    let argv = [
+        "train".to_string(),
+        format!("--variant={}", variant.name),
+        format!("--minutes={}", seconds / 60.0),
+        format!("--seed={}", config.seed),
+        format!("--out={}", run_dir.display()),
+        format!("--threads={}", config.threads),
+        "--games-per-iteration=32".to_string(),
+        "--parallel-games=32".to_string(),
+        "--simulations=32".to_string(),
+        "--eval-games=10".to_string(),
+        "--eval-simulations=32".to_string(),
+        "--baselines=random,greedy,mcts:100".to_string(),
+    ];
+    let args = match Command::try_parse_from(argv) {
+        Ok(c) => c.args,
+        Err(e) => return Learning::NotMeasured(format!("the trainer refused its arguments: {e}")),
+    };
+    let mut trainer = match Trainer::new(args) {
+        Ok(t) => t,
+        Err(e) => return Learning::NotMeasured(format!("the trainer could not start: {e}")),
+    };
+    eprintln!("learning: training on {} for {seconds:.0} s", variant.name);
+    let session = std::time::Instant::now();
+    let mut last = 0.0;
+    let mut curve = Vec::new();
+    while trainer.wants_more(session.elapsed().as_secs_f64(), last) {
+        let started = std::time::Instant::now();
+        let metrics = match trainer.iterate(&mut |_| {}) {
+            Ok(m) => m,
+            Err(e) => return Learning::NotMeasured(format!("training failed: {e}")),
+        };
+        last = started.elapsed().as_secs_f64();
+        if let (Some(elo), Some(half)) = (metrics.elo, metrics.elo_interval) {
+            curve.push(CurvePoint {
+                iteration: u64::from(metrics.iteration),
+                seconds: metrics.seconds,
+                elo,
+                elo_lo: elo - half,
+                elo_hi: elo + half,
+            });
+        }
+    }
+    if curve.is_empty() {
+        return Learning::NotMeasured(format!(
+            "no training iteration finished with an evaluation in {seconds:.0} s"
+        ));
+    }
+    if let Err(e) = cache.store(&key, &curve) {
+        eprintln!(
+            "warning: cannot cache the learning curve of {}: {e}",
+            variant.name
+        );
+    }
+    Learning::Curve(curve)
 }

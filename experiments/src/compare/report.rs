@@ -83,12 +83,13 @@ fn rate_cell(rate: Rate) -> String {
     match (rate.n >= MIN_GAMES).then(|| rate.wilson()).flatten() {
         Some((lo, hi)) => {
             // Rare events (endless moves, truncations) need more places to show their interval.
-            let places = if hi < 0.01 {
-                3
-            } else if hi < 0.1 {
-                2
-            } else {
+            // (One significant figure of the upper bound at least, up to six places.)
+            let places = if hi >= 0.1 {
                 1
+            } else if hi <= 0.0 {
+                6
+            } else {
+                ((-(hi * 100.0).log10()).ceil() as usize + 1).clamp(1, 6)
             };
             format!(
                 "{:.places$}% [{:.places$}, {:.places$}]",
@@ -541,24 +542,33 @@ fn learning_finding(data: &[VariantData], out: &mut String) {
         return;
     }
     out.push_str(
-        "The AlphaZero trainer ran on every variant with the same share of the budget; its agent \
-         was rated during training against the fixed baselines (Elo with a 95% interval). A \
-         variant whose curve rises faster is easier to learn under this budget.\n\n\
-         | variant | evaluations | final Elo [95%] |\n|---|---|---|\n",
+        "The AlphaZero trainer (`sowing train`) ran afresh on every preset for the same \
+         wall-clock share of the budget, with small iterations (32 self-play games of 32 PUCT \
+         simulations per move), and after each iteration its agent (32 simulations) played 10 \
+         games against each of random, greedy and mcts:100; its Elo is rated against those \
+         baselines (random = 0) with a 95% interval. A variant whose curve rises faster and \
+         higher is easier to learn under this budget. Training is budgeted by time, so the curve \
+         depends on the machine and is not repeatable to the game; it is cached, so a resumed \
+         comparison reports the same one. Rules files are not trained (the trainer takes \
+         presets).\n\n\
+         | variant | evaluations | first Elo [95%] | final Elo [95%] |\n|---|---|---|---|\n",
     );
     for d in data {
         match &d.learning {
             Learning::Curve(points) => {
+                let first = points.first().map_or(NOT_MEASURED.into(), |p| {
+                    format!("{:.0} [{:.0}, {:.0}]", p.elo, p.elo_lo, p.elo_hi)
+                });
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} |",
+                    "| {} | {} | {first} | {} |",
                     d.variant.name,
                     points.len(),
                     learning_cell(&d.learning)
                 );
             }
             Learning::NotMeasured(r) => {
-                let _ = writeln!(out, "| {} | 0 | {NOT_MEASURED} ({r}) |", d.variant.name);
+                let _ = writeln!(out, "| {} | 0 | {NOT_MEASURED} ({r}) | |", d.variant.name);
             }
         }
     }

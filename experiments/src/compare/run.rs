@@ -252,13 +252,26 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     let mut quota = Quota {
         left: config.max_units,
     };
-    let learning = learn::availability();
-    let allowance = Allowance::split(
-        config.budget,
-        config.threads,
-        config.variants.len(),
-        learning.is_ok(),
-    );
+    let split = |learning: bool| {
+        Allowance::split(
+            config.budget,
+            config.threads,
+            config.variants.len(),
+            learning,
+        )
+    };
+    let mut learning = learn::availability();
+    let mut allowance = split(learning.is_ok());
+    let learning_seconds = allowance.learning / 1e6 / config.threads as f64;
+    if learning.is_ok() && learning_seconds < learn::MIN_SECONDS {
+        // Too little for a curve: its share goes to the other measurements instead.
+        learning = Err(format!(
+            "budget too small: {learning_seconds:.0} s of training per variant, at least {:.0} s \
+             needed for a curve (its share went to the other measurements)",
+            learn::MIN_SECONDS
+        ));
+        allowance = split(false);
+    }
 
     // Stage 1: random play, sized by a guess from the board alone.
     let priors: Vec<CostModel> = config
@@ -403,7 +416,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 .collect();
             let learning = match &learning {
                 Err(reason) => Learning::NotMeasured(reason.clone()),
-                Ok(()) => learn::measure(v, allowance.learning, config.seed, &config.out),
+                Ok(()) => learn::measure(v, learning_seconds, config, &cache),
             };
             VariantData {
                 variant: v.clone(),
