@@ -54,7 +54,7 @@ pub fn availability() -> Result<(), String> {
 }
 
 /// The least training time worth a curve: a few iterations of the small settings of `measure`.
-pub const MIN_SECONDS: f64 = 30.0;
+pub const MIN_SECONDS: f64 = 10.0;
 
 /// Train on `variant` for `seconds` of wall-clock time (the trainer uses every thread) and return
 /// its learning curve, from the cache when this unit was done before.
