@@ -61,7 +61,7 @@ pub struct Args {
     #[arg(long, default_value_t = 64)]
     pub simulations: u32,
     /// Self-play games per iteration.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = 256)]
     pub games_per_iteration: u32,
     /// Self-play games played at once (their leaves are evaluated in one batch).
     #[arg(long, default_value_t = 128)]
