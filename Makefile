@@ -49,7 +49,7 @@ demo: build
 		--agents az:$(DEMO_RUN):64,greedy,mcts:1000 --csv $(DEMO_RUN)/arena.csv
 	@echo "report: $(DEMO_RUN)/metrics.csv, $(DEMO_RUN)/arena.csv"
 	@echo "plots:  $(DEMO_RUN)/learning-curve.png (.svg), $(DEMO_RUN)/win-rates.png (.svg)"
-	./target/release/sowing compare --variants all --budget 90s --seed 0 --out runs/demo-compare
+	./target/release/sowing compare --variants all --budget 60s --seed 0 --out runs/demo-compare
 
 bench: python
 	$(CARGO) bench --workspace

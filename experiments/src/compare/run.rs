@@ -70,7 +70,7 @@ impl Job {
     }
 }
 
-/// Units computed so far in this run, against `--max-units`.
+/// How many more units this run may compute (`--max-units`); `None` for no limit.
 struct Quota {
     left: Option<u64>,
 }
