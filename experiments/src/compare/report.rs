@@ -258,8 +258,9 @@ fn shape_finding(data: &[VariantData], out: &mut String) {
         "Each variant played the same {games} games of uniformly random legal moves from the \
          start. Games are longest in {} ({:.1} plies on average) and shortest in {} ({:.1}); the \
          most moves per position are offered in {} ({:.2}), the fewest in {} ({:.2}). Means are \
-         given with the half-width of their 95% interval; with {games} games these intervals are \
-         narrow, so differences of a few plies between variants are real. Endless moves (a \
+         given with the half-width of their 95% interval, at most ±{widest_hw:.2} plies for the \
+         length: two variants whose lengths differ by more than the sum of their half-widths \
+         truly differ. Endless moves (a \
          sowing that never ends, illegal by the rules) and truncations at the ply cap are rates \
          with Wilson 95% intervals: a rate whose interval reaches 0 may simply be rare, not absent.\n",
         longest[0].0,
@@ -270,6 +271,10 @@ fn shape_finding(data: &[VariantData], out: &mut String) {
         widest[0].1,
         widest[widest.len() - 1].0,
         widest[widest.len() - 1].1,
+        widest_hw = data
+            .iter()
+            .filter_map(|d| d.shape.plies.half_width())
+            .fold(0.0, f64::max),
     );
     out.push_str(
         "| variant | games | plies per game | median | 90th percentile | branching | laps per move | seeds sown per move | positions with an endless move | games meeting one | truncated |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
