@@ -990,7 +990,8 @@ pub fn write(
         "Seed {}, budget {} on {} threads (game counts are fixed by the budget, the threads and \
          the seed, so this command gives these figures again, learning aside, which is budgeted \
          by time). Rates are given with Wilson 95% intervals in brackets, means with the \
-         half-width of their 95% interval. A figure the budget could not pay for (fewer than {MIN_GAMES} games) is \"not measured\", never zero.\n",
+         half-width of their 95% interval. A figure the budget could not pay for (fewer than \
+         {MIN_GAMES} games) is \"not measured\", never zero.\n",
         config.seed, config.budget, config.threads
     );
     let _ = writeln!(
