@@ -40,7 +40,7 @@ pub enum Error {
     /// An action outside `0..holes`.
     ActionOutOfRange {
         /// The action given.
-        action: i64,
+        action: i128,
         /// Holes per row: actions are `0..holes`.
         holes: usize,
     },

@@ -319,7 +319,7 @@ impl State {
         let n = self.rules.holes();
         if action >= n {
             return Err(Error::ActionOutOfRange {
-                action: action as i64,
+                action: action as i128,
                 holes: n,
             });
         }

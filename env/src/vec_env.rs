@@ -78,7 +78,7 @@ pub trait ActionIndex: Copy + Send + Sync {
     /// The action as a hole index, `None` when negative or too large for `usize`.
     fn to_action(self) -> Option<usize>;
     /// The value as given, for error messages.
-    fn raw(self) -> i64;
+    fn raw(self) -> i128;
 }
 
 macro_rules! action_index {
@@ -89,8 +89,9 @@ macro_rules! action_index {
                 usize::try_from(self).ok()
             }
             #[inline]
-            fn raw(self) -> i64 {
-                i64::try_from(self).unwrap_or(i64::MAX)
+            fn raw(self) -> i128 {
+                // Every Rust integer up to 64 bits fits.
+                self as i128
             }
         }
     )*};

@@ -56,7 +56,7 @@ fn replay(rules: &Rules, moves: &[i64]) -> Result<State, String> {
         let played = match usize::try_from(raw) {
             Ok(action) => state.play_with_info(action),
             Err(_) => Err(Error::ActionOutOfRange {
-                action: raw,
+                action: raw.into(),
                 holes: rules.holes(),
             }),
         };

@@ -33,7 +33,7 @@ pub fn action_arg(state: &State, action: i64) -> Result<usize, Error> {
         .ok()
         .filter(|&a| a < state.holes())
         .ok_or(Error::ActionOutOfRange {
-            action,
+            action: action.into(),
             holes: state.holes(),
         })
 }
