@@ -28,11 +28,15 @@ measure() { # device workers games
     grep -q "on $1 " "$run.log" || { echo "$1 was not used: $(head -1 "$run.log")" >&2; return; }
     printf '%-6s %8s %8s %12s\n' "$1" "$2" "$3" "$(awk -F, 'NR == 2 { print $5 }' "$run/metrics.csv")"
 }
-for games in 256 1024 4096; do
-    for workers in 1 2; do
-        measure cuda "$workers" "$games"
+if "$python" -c 'import sys, torch; sys.exit(not torch.cuda.is_available())'; then
+    for games in 256 1024 4096; do
+        for workers in 1 2; do
+            measure cuda "$workers" "$games"
+        done
     done
-done
+else
+    echo "no GPU visible to torch: measuring the CPU only" >&2
+fi
 for workers in 1 2; do
     measure cpu "$workers" 256
 done
