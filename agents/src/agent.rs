@@ -4,7 +4,7 @@
 //! given.
 
 use rand_chacha::ChaCha8Rng;
-use sowing_env::State;
+use sowing_env::{Rules, State};
 
 /// A player of the game.
 pub trait Agent: Send {
@@ -17,4 +17,12 @@ pub trait Agent: Send {
 
     /// Forget what was kept from earlier moves (search trees, tables) before a new game.
     fn new_game(&mut self) {}
+
+    /// Whether this agent can play games by `rules`; the error says why not. Agents that learned
+    /// one board (a trained network) refuse others here, before a game starts, rather than
+    /// failing in the middle of one.
+    fn can_play(&self, rules: &Rules) -> Result<(), String> {
+        let _ = rules;
+        Ok(())
+    }
 }

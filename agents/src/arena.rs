@@ -283,7 +283,9 @@ fn check(config: &ArenaConfig, factory: &Factory) -> Result<(), ArenaError> {
                 "agent {spec} is listed twice; list each agent once"
             )));
         }
-        factory(spec)?;
+        factory(spec)?
+            .can_play(&config.rules)
+            .map_err(ArenaError::Config)?;
     }
     if config.games == 0 || config.games % 2 == 1 {
         return Err(ArenaError::Config(format!(

@@ -2,9 +2,11 @@
 #![cfg(feature = "torch")]
 
 use clap::Parser;
+use sowing_agents::arena::ArenaConfig;
 use sowing_agents::az::checkpoint::{self, WEIGHTS};
 use sowing_agents::az::{Args, Trainer, load_checkpoint};
 use sowing_agents::from_spec;
+use sowing_env::Rules;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
@@ -119,4 +121,24 @@ fn a_missing_checkpoint_is_reported() {
     let msg = error_text(from_spec(&format!("az:{}", dir.display())));
     assert!(msg.contains("no checkpoint"), "{msg}");
     assert!(from_spec("az:").is_err());
+}
+
+#[test]
+fn an_agent_refuses_a_board_it_was_not_trained_on() {
+    let dir = one_iteration("other-board");
+    let agent = from_spec(&format!("az:{}:4", dir.display())).expect("the checkpoint loads");
+    let trained = Rules::preset("en-dodoi-6").unwrap();
+    assert!(agent.can_play(&trained).is_ok());
+    let msg = error_text(agent.can_play(&Rules::preset("en-dodoi-8").unwrap()));
+    assert!(
+        msg.contains("trained on 6 holes") && msg.contains("8-hole"),
+        "{msg}"
+    );
+    let config = ArenaConfig::new(
+        Rules::preset("en-dodoi-8").unwrap(),
+        vec![format!("az:{}:4", dir.display()), "random".into()],
+        2,
+    );
+    let msg = error_text(sowing_agents::arena::play(&config, &|_| {}));
+    assert!(msg.contains("trained on 6 holes"), "{msg}");
 }

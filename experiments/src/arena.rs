@@ -74,7 +74,11 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                     .tags
                     .get(side)
                     .map_or("agent", |s| s.as_str())
-                    .replace(':', "-")
+                    // Specs like `az:runs/x:64` hold path separators: keep file names flat.
+                    .replace(
+                        |c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'),
+                        "-",
+                    )
             };
             let path = dir.join(format!(
                 "game-{i:05}-{}-vs-{}.json",

@@ -55,6 +55,7 @@ pub enum Ending {
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules = args.variant.one("en-dodoi-8")?.rules;
     let mut opponent = from_spec(&args.opponent)?;
+    opponent.can_play(&rules)?;
     let human = match args.side {
         Side::South => Player::South,
         Side::North => Player::North,

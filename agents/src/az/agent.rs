@@ -80,18 +80,21 @@ impl Agent for AzAgent {
         self.name.clone()
     }
 
-    /// # Panics
-    /// If `state` has another number of holes than the rules the network was trained on.
-    fn choose(&mut self, state: &State, rng: &mut ChaCha8Rng) -> usize {
+    fn can_play(&self, rules: &Rules) -> Result<(), String> {
         let trained = self.loaded.meta.rules.holes();
-        assert_eq!(
-            state.holes(),
-            trained,
-            "{} was trained on {} holes per row and cannot play a {}-hole game",
-            self.name,
-            trained,
-            state.holes()
-        );
+        if rules.holes() != trained {
+            return Err(format!(
+                "{} was trained on {trained} holes per row and cannot play a {}-hole game",
+                self.name,
+                rules.holes()
+            ));
+        }
+        Ok(())
+    }
+
+    fn choose(&mut self, state: &State, rng: &mut ChaCha8Rng) -> usize {
+        // Callers check `can_play` before a game; a state of another size is a caller's bug.
+        debug_assert!(self.can_play(state.rules()).is_ok());
         let mut noise = [rng.clone()];
         let result = self.search.search(
             std::slice::from_ref(state),
