@@ -33,6 +33,7 @@ use crate::state::State;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a batched step does with a game that has ended. See the [module docs](self).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -133,6 +134,20 @@ struct Rows<'a> {
     terminated: &'a mut [bool],
     truncated: &'a mut [bool],
     to_move: &'a mut [u8],
+}
+
+/// A caller's buffer shared by the threads, each writing its own games' slots.
+#[derive(Clone, Copy)]
+struct SendPtr<T>(*mut T);
+// SAFETY: used only for disjoint slots, as `RawBuffers` is.
+unsafe impl<T> Send for SendPtr<T> {}
+unsafe impl<T> Sync for SendPtr<T> {}
+
+impl<T> SendPtr<T> {
+    /// The pointer (a method, so that closures capture the whole `Sync` wrapper).
+    fn get(self) -> *mut T {
+        self.0
+    }
 }
 
 /// Raw views of the buffers, split into disjoint [`Rows`] for the threads.
@@ -248,7 +263,11 @@ impl VecEnv {
     /// for a game that has ended under [`AutoReset::Off`], is an error naming the game, and no
     /// game or buffer changes. Under `NextStep`, the actions of games being reset are ignored.
     pub fn step<A: ActionIndex>(&mut self, actions: &[A]) -> Result<(), Error> {
-        self.check(actions)?;
+        // The legality scan runs on every thread; only a batch that fails it is checked again,
+        // one game at a time, to name the first game at fault.
+        if actions.len() != self.games.len() || !self.all_legal(actions) {
+            self.check(actions)?;
+        }
         let (rules, config) = (self.rules, self.config);
         self.for_each_part(&|games, rows| {
             let actions = &actions[rows.base..rows.base + games.len()];
@@ -257,6 +276,21 @@ impl VecEnv {
             }
         });
         Ok(())
+    }
+
+    /// Whether every game that steps has a legal action (`actions` has one per game).
+    fn all_legal<A: ActionIndex>(&mut self, actions: &[A]) -> bool {
+        let illegal = AtomicBool::new(false);
+        self.for_each_part(&|games, part| {
+            let actions = &actions[part.base..part.base + games.len()];
+            let legal = games.iter().zip(actions).all(|(game, &a)| {
+                game.reset_next || a.to_action().is_some_and(|x| game.state.is_legal(x))
+            });
+            if !legal {
+                illegal.store(true, Ordering::Relaxed);
+            }
+        });
+        !illegal.load(Ordering::Relaxed)
     }
 
     fn check<A: ActionIndex>(&self, actions: &[A]) -> Result<(), Error> {
@@ -307,9 +341,16 @@ impl VecEnv {
                 ),
             });
         }
-        for (game, slot) in self.games.iter_mut().zip(out.iter_mut()) {
-            *slot = random_action(&game.state, &mut game.rng).unwrap_or(0);
-        }
+        let out = SendPtr(out.as_mut_ptr());
+        self.for_each_part(&|games, part| {
+            // SAFETY: `out` has one slot per game (checked above) and part `p` alone takes the
+            // slots of its games.
+            let slots =
+                unsafe { std::slice::from_raw_parts_mut(out.get().add(part.base), games.len()) };
+            for (game, slot) in games.iter_mut().zip(slots) {
+                *slot = random_action(&game.state, &mut game.rng).unwrap_or(0);
+            }
+        });
         Ok(())
     }
 
