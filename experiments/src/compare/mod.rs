@@ -102,21 +102,14 @@ fn resolve(variants: Option<&str>, files: &[PathBuf]) -> Result<Vec<Variant>, St
         }
     }
     for file in files {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("cannot read rules file {}: {e}", file.display()))?;
-        let is_toml = file.extension().is_some_and(|e| e == "toml");
-        let rules = if is_toml {
-            Rules::from_toml(&text)
-        } else {
-            Rules::from_json(&text)
-        }
-        .map_err(|e| format!("rules file {}: {e}", file.display()))?;
-        let name = file
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| format!("rules file {} has no name", file.display()))?;
-        push(&mut out, Variant { name, rules })?;
+        let named = crate::select::read_rules(file)?;
+        push(
+            &mut out,
+            Variant {
+                name: named.name,
+                rules: named.rules,
+            },
+        )?;
     }
     if out.is_empty() {
         return Err("no variants to compare: give --variants (e.g. all) or --rules FILE".into());
