@@ -76,15 +76,18 @@ pub struct RulesSpec {
     pub max_plies: u32,
 }
 
-const SPEC_FIELDS: &[&str] = &[
-    "holes",
-    "seeds",
-    "trigger",
-    "direction",
-    "skip_origin",
-    "max_laps",
-    "max_plies",
-];
+impl RulesSpec {
+    /// The field names, in the order of `RULES.md`, as files and dicts spell them.
+    pub const FIELDS: [&'static str; 7] = [
+        "holes",
+        "seeds",
+        "trigger",
+        "direction",
+        "skip_origin",
+        "max_laps",
+        "max_plies",
+    ];
+}
 
 impl<'de> Deserialize<'de> for RulesSpec {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RulesSpec, D::Error> {
@@ -142,7 +145,7 @@ impl<'de> serde::de::Visitor<'de> for SpecVisitor {
                 "skip_origin" => spec_field(&mut skip_origin, "skip_origin", value)?,
                 "max_laps" => spec_field(&mut max_laps, "max_laps", value)?,
                 "max_plies" => spec_field(&mut max_plies, "max_plies", value)?,
-                other => return Err(A::Error::unknown_field(other, SPEC_FIELDS)),
+                other => return Err(A::Error::unknown_field(other, &RulesSpec::FIELDS)),
             }
         }
         Ok(RulesSpec {

@@ -9,17 +9,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString};
 use sowing_env::{Direction, Error, PRESETS, Rules, RulesSpec, Trigger, preset_source};
 
-/// The fields of a rules dict, in the order of `RULES.md`.
-const FIELDS: [&str; 7] = [
-    "holes",
-    "seeds",
-    "trigger",
-    "direction",
-    "skip_origin",
-    "max_laps",
-    "max_plies",
-];
-
 /// The rules of one game. `Rules("en-dodoi-8")` is a preset; `Rules(holes=8, seeds=4,
 /// trigger="leave")` sets fields (the rest take the defaults of RULES.md).
 #[pyclass(name = "Rules", module = "sowing", frozen, eq, hash)]
@@ -99,7 +88,7 @@ impl PyRules {
                 other => {
                     return Err(PyValueError::new_err(format!(
                         "unknown rules field {other:?}; fields: {}",
-                        FIELDS.join(", ")
+                        RulesSpec::FIELDS.join(", ")
                     )));
                 }
             }
