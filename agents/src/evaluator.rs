@@ -2,7 +2,7 @@
 //! both implement it, so one search serves both.
 
 use rand_chacha::ChaCha8Rng;
-use sowing_env::{MAX_HOLES, State, random_action};
+use sowing_env::{MAX_HOLES, SownMoves, State, random_action};
 
 /// A leaf's evaluation, from the point of view of the player to move there.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,9 +44,12 @@ impl Evaluator for Rollout {
                 *p = share;
             }
         }
+        // Each move is played from the sowings that the last one's mask kept (the first is sown
+        // afresh), so a rollout sows every move once.
         let mut s = *state;
+        let mut sown = SownMoves::new();
         while let Some(a) = random_action(&s, rng) {
-            s = s.play_unchecked(a);
+            s = s.play_sown(a, &mut sown);
         }
         Evaluation {
             priors,

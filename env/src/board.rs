@@ -124,6 +124,21 @@ impl Board {
         (0..4).all(|w| self.words[w] & ((hi[w] - lo[w]) * 0xFF) == 0)
     }
 
+    /// Bit `i - a` set for every hole `i` of `a..b` (at most 16 holes) that holds seeds.
+    #[inline(always)]
+    pub(crate) fn nonempty(&self, a: usize, b: usize) -> u16 {
+        const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+        let mut all = 0u32;
+        for (k, &x) in self.words.iter().enumerate() {
+            // The top bit of each byte: set when the byte is not zero (no carry between bytes).
+            let top = (x | ((x & LOW7) + LOW7)) & !LOW7;
+            // Gather the eight top bits into one byte.
+            let bits = ((top >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+            all |= bits << (8 * k);
+        }
+        ((all >> a) & ((1u32 << (b - a)) - 1)) as u16
+    }
+
     /// Empty every hole `a..b`.
     pub fn clear(&mut self, a: usize, b: usize) {
         let (hi, lo) = (&PREFIX[b], &PREFIX[a]);
@@ -156,5 +171,43 @@ impl fmt::Debug for Board {
         f.debug_list()
             .entries((0..last).map(|i| self.get(i)))
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonempty_bits_match_the_holes() {
+        // Every hole count that matters: empty, one, a top-bit byte, the most a hole can hold.
+        let values = [0u8, 1, 2, 127, 128, 200, 255];
+        let mut seed = 7u64;
+        for _ in 0..2000 {
+            let mut cells = [0u8; 32];
+            for c in cells.iter_mut() {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                *c = values[(seed >> 33) as usize % values.len()];
+            }
+            let board = Board::from_cells(&cells);
+            for a in [0, 3, 8, 10, 16] {
+                for len in 1..=16 {
+                    if a + len > 32 {
+                        continue;
+                    }
+                    let expected = (0..len)
+                        .filter(|&i| cells[a + i] != 0)
+                        .fold(0u16, |m, i| m | 1 << i);
+                    assert_eq!(
+                        board.nonempty(a, a + len),
+                        expected,
+                        "{cells:?} {a}..{}",
+                        a + len
+                    );
+                }
+            }
+        }
     }
 }

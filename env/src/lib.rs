@@ -39,6 +39,7 @@ mod vec_env;
 pub use board::Board;
 pub use env::{Env, Step, random_action, random_opening};
 pub use error::{Error, IllegalReason};
+pub use legal_mask::SownMoves;
 pub use player::{ByPlayer, Player};
 pub use record::GameRecord;
 pub use rules::{

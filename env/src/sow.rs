@@ -31,7 +31,7 @@ pub enum Sowing {
 /// Laps sown before cycle detection starts watching.
 pub(crate) const CYCLE_WATCH_FROM: u32 = 48;
 
-/// A lap start: the board with the lifted hole emptied, the hole, and the seeds in hand.
+/// A lap start: the board before the hole is lifted, the hole, and the seeds in hand.
 /// Two equal lap starts mean the sowing is in a cycle and will never end.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct LapStart {
@@ -134,8 +134,8 @@ impl Ring {
         }
     }
 
-    /// Sow one lap of `hand` seeds lifted from `hole` (already emptied) into `w`; returns the
-    /// hole the last seed fell into.
+    /// Sow one lap: lift the `hand` seeds of `hole` (still on the board in `w`) and sow them;
+    /// returns the hole the last seed fell into.
     #[inline(always)]
     pub(crate) fn lap<const PARITY: bool, const SKIP: bool, const W: usize>(
         &self,
@@ -143,25 +143,26 @@ impl Ring {
         hole: usize,
         hand: u32,
     ) -> usize {
-        let rest = if hand < self.lap_ring {
-            hand as usize
-        } else {
-            let rounds = (hand / self.lap_ring) as u64;
-            for (x, one) in w.iter_mut().zip(&self.full).take(W) {
-                *x += one * rounds;
-            }
-            if SKIP {
-                lift::<W>(w, hole);
-            }
-            (hand % self.lap_ring) as usize
-        };
         let clockwise = PARITY && hand & 1 == 1;
-        let lap = if clockwise {
-            self.table.cw(hole, rest)
-        } else {
-            self.table.ccw(hole, rest)
-        };
-        for (x, run) in w.iter_mut().zip(&lap.run).take(W) {
+        if hand < self.lap_ring {
+            // The common lap, short of a round: lifting and sowing are one table entry.
+            let lap = self.table.lifting(clockwise, hole, hand as usize);
+            for (x, add) in w.iter_mut().zip(&lap.add).take(W) {
+                *x = x.wrapping_add(*add);
+            }
+            return lap.last;
+        }
+        lift::<W>(w, hole);
+        let rounds = (hand / self.lap_ring) as u64;
+        for (x, one) in w.iter_mut().zip(&self.full).take(W) {
+            *x += one * rounds;
+        }
+        if SKIP {
+            lift::<W>(w, hole);
+        }
+        let rest = (hand % self.lap_ring) as usize;
+        let lap = self.table.run(clockwise, hole, rest);
+        for (x, run) in w.iter_mut().zip(&lap.add).take(W) {
             *x += run;
         }
         // A lap of whole rounds ends in its own hole, or with skip_origin in the one before it.
@@ -177,6 +178,8 @@ impl Ring {
     }
 }
 
+/// Sow the move from `origin` in the packed words of `board`, for a rule set whose switches
+/// are the const parameters (see [`sow`]).
 #[inline(always)]
 pub(crate) fn sow_laps<const PARITY: bool, const SKIP: bool, const W: usize>(
     board: &mut Board,
@@ -188,22 +191,12 @@ pub(crate) fn sow_laps<const PARITY: bool, const SKIP: bool, const W: usize>(
     let mut hole = origin;
     let mut hand = seeds_at::<W>(&w, hole);
     debug_assert!(hand > 0, "sowing an empty hole");
-    lift::<W>(&mut w, hole);
     let mut laps = 0u32;
     let mut sown = 0u32;
-
-    // Brent's cycle detection over lap starts: `saved` is compared with every later lap start
-    // and replaced at power-of-two distances, so a cycle is found within a few of its lengths.
-    // Moves that end do so within a few dozen laps, so the watch starts only at
-    // CYCLE_WATCH_FROM laps, keeping its bookkeeping off the common path.
-    let mut saved = LapStart {
-        words: w,
-        hole,
-        hand,
-    };
-    let mut power = 1u32;
-    let mut since_saved = 0u32;
-
+    // Moves that end do so within a few dozen laps, so this loop, which has no cycle
+    // bookkeeping, runs until the cap or CYCLE_WATCH_FROM laps; longer moves go on in
+    // `sow_watching`, off the common path.
+    let fast_laps = max_laps.min(CYCLE_WATCH_FROM);
     loop {
         laps += 1;
         sown += hand;
@@ -213,20 +206,64 @@ pub(crate) fn sow_laps<const PARITY: bool, const SKIP: bool, const W: usize>(
             board.set_words(w);
             return Sowing::Ended { last, laps, sown };
         }
+        // Relay: the hole the last seed fell into is lifted by the next lap.
+        hole = last;
+        hand = seeds;
+        if laps >= fast_laps {
+            let first = LapStart {
+                words: board.words(),
+                hole: origin,
+                hand: seeds_at::<W>(&board.words(), origin),
+            };
+            return sow_watching::<PARITY, SKIP, W>(
+                board, first, w, hole, hand, laps, sown, ring, max_laps,
+            );
+        }
+    }
+}
+
+/// The laps of a long move, from the start of lap `laps + 1` (`hand` seeds in `hole`), watched
+/// for a cycle and for the lap cap. `first` is the start of the move's first lap.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn sow_watching<const PARITY: bool, const SKIP: bool, const W: usize>(
+    board: &mut Board,
+    first: LapStart,
+    mut w: [u64; 4],
+    mut hole: usize,
+    mut hand: u32,
+    mut laps: u32,
+    mut sown: u32,
+    ring: &Ring,
+    max_laps: u32,
+) -> Sowing {
+    // Two equal lap starts (board with the hole still full, hole, hand) mean an endless move.
+    // The endless moves of random play come back to their first lap start, after hundreds or
+    // thousands of laps, so each lap start is compared with that one: the cycle is seen after
+    // one round of it. For cycles that do not pass through the first lap start, Brent's
+    // detection: `saved` is compared with every later lap start and replaced at power-of-two
+    // distances, so a cycle is found within a few of its lengths.
+    let mut saved = LapStart {
+        words: w,
+        hole,
+        hand,
+    };
+    let mut power = 1u32;
+    let mut since_saved = 0u32;
+    loop {
         if laps >= max_laps {
             return Sowing::Endless { laps };
         }
-        // Relay: lift the hole the last seed fell into, and sow on.
-        hole = last;
-        hand = seeds;
-        lift::<W>(&mut w, hole);
-
         if laps >= CYCLE_WATCH_FROM {
             let start = LapStart {
                 words: w,
                 hole,
                 hand,
             };
+            if start == first {
+                return Sowing::Endless { laps };
+            }
             if laps == CYCLE_WATCH_FROM {
                 saved = start;
             } else if start == saved {
@@ -240,5 +277,15 @@ pub(crate) fn sow_laps<const PARITY: bool, const SKIP: bool, const W: usize>(
                 }
             }
         }
+        laps += 1;
+        sown += hand;
+        let last = ring.lap::<PARITY, SKIP, W>(&mut w, hole, hand);
+        let seeds = seeds_at::<W>(&w, last);
+        if seeds <= 1 {
+            board.set_words(w);
+            return Sowing::Ended { last, laps, sown };
+        }
+        hole = last;
+        hand = seeds;
     }
 }

@@ -7,6 +7,7 @@
 
 use crate::board::Board;
 use crate::error::{Error, IllegalReason};
+use crate::legal_mask::{Keep, SownMoves, legal_and_endless};
 use crate::player::{ByPlayer, Player};
 use crate::rules::{Rules, Trigger};
 use crate::sow::{Sowing, sow};
@@ -148,6 +149,21 @@ impl State {
     /// Work out the mask of a fresh position and whether the game is over there.
     #[inline]
     fn settled(rules: Rules, board: Board, captured: [u8; 2], to_move: Player, ply: u32) -> State {
+        State::settled_keeping(rules, board, captured, to_move, ply, &mut ())
+    }
+
+    /// [`State::settled`], handing each legal sowing of the new position to `keep`.
+    #[inline(always)]
+    fn settled_keeping<K: Keep>(
+        rules: Rules,
+        board: Board,
+        captured: [u8; 2],
+        to_move: Player,
+        ply: u32,
+        keep: &mut K,
+    ) -> State {
+        // Every candidate move is sown to learn which are legal.
+        let (legal, endless) = legal_and_endless(&board, to_move, &rules, keep);
         let mut s = State {
             board,
             rules,
@@ -155,10 +171,9 @@ impl State {
             captured,
             to_move,
             status: Status::Ongoing,
-            legal: 0,
-            endless: 0,
+            legal,
+            endless,
         };
-        s.compute_mask();
         if s.legal == 0 {
             // No legal move: the seeds left go to the player who made the last move.
             let n = rules.holes();
@@ -171,14 +186,6 @@ impl State {
             s.legal = 0;
         }
         s
-    }
-
-    /// Sow every candidate move of the player to move, to learn which are legal.
-    #[inline]
-    fn compute_mask(&mut self) {
-        let base = self.to_move.index() * self.rules.holes();
-        (self.legal, self.endless) =
-            crate::legal_mask::legal_and_endless(&self.board, base, &self.rules);
     }
 
     /// The rules this game is played by.
@@ -358,16 +365,59 @@ impl State {
         self.apply(action).0
     }
 
+    /// Play a legal `action`, using the sowing kept in `sown` when it is this state's, and refill
+    /// `sown` with the sowings of the next state's legal moves. The next state is the same as
+    /// [`State::play_unchecked`]'s; only the work differs: a move costs one sowing less.
+    ///
+    /// `sown` is checked against this state, so passing one filled for another state (or a new
+    /// one) is safe: the move is then sown afresh. Fill it for a state with [`State::sow_legal`].
+    ///
+    /// # Panics
+    /// In debug builds, if `action` is not legal. In release builds an illegal action gives a
+    /// meaningless state.
     #[inline]
-    fn apply(&self, action: usize) -> (State, MoveInfo) {
+    pub fn play_sown(&self, action: usize, sown: &mut SownMoves) -> State {
+        debug_assert!(
+            self.is_legal(action),
+            "play_sown with illegal action {action}"
+        );
+        let (board, last) = match sown.get(&self.board, self.to_move, &self.rules, action) {
+            Some(kept) => kept,
+            None => self.sow_move(action).0,
+        };
+        let (board, captured, _) = self.capture(board, last);
+        State::settled_keeping(
+            self.rules,
+            board,
+            captured,
+            !self.to_move,
+            self.ply + 1,
+            sown,
+        )
+    }
+
+    /// Fill `sown` with the sowings of this state's legal moves, for [`State::play_sown`].
+    pub fn sow_legal(&self, sown: &mut SownMoves) {
+        legal_and_endless(&self.board, self.to_move, &self.rules, sown);
+    }
+
+    /// Sow legal `action`: the board after sowing, the hole of the last seed, laps and seeds sown.
+    #[inline(always)]
+    fn sow_move(&self, action: usize) -> ((Board, usize), u32, u32) {
+        let mut board = self.board;
+        match sow(&mut board, self.hole_of(action), &self.rules) {
+            Sowing::Ended { last, laps, sown } => ((board, last), laps, sown),
+            Sowing::Endless { .. } => unreachable!("an endless move is never legal"),
+        }
+    }
+
+    /// The capture of a move whose last seed fell into `last` of the sown `board`: the board and
+    /// captures after it, and the seeds taken.
+    #[inline(always)]
+    fn capture(&self, mut board: Board, last: usize) -> (Board, [u8; 2], u32) {
         let n = self.rules.holes();
         let mover = self.to_move;
-        let mut board = self.board;
         let mut captured = self.captured;
-        let (last, laps, sown) = match sow(&mut board, self.hole_of(action), &self.rules) {
-            Sowing::Ended { last, laps, sown } => (last, laps, sown),
-            Sowing::Endless { .. } => unreachable!("an endless move is never legal"),
-        };
         let mut taken = 0;
         let own = mover.index() * n;
         if last >= own && last < own + n {
@@ -383,7 +433,14 @@ impl State {
                 captured[mover.index()] += taken as u8;
             }
         }
-        let next = State::settled(self.rules, board, captured, !mover, self.ply + 1);
+        (board, captured, taken)
+    }
+
+    #[inline]
+    fn apply(&self, action: usize) -> (State, MoveInfo) {
+        let ((board, last), laps, sown) = self.sow_move(action);
+        let (board, captured, taken) = self.capture(board, last);
+        let next = State::settled(self.rules, board, captured, !self.to_move, self.ply + 1);
         (
             next,
             MoveInfo {

@@ -27,6 +27,7 @@
 
 use crate::env::{random_action, random_opening};
 use crate::error::Error;
+use crate::legal_mask::SownMoves;
 use crate::pool::Pool;
 use crate::rules::Rules;
 use crate::state::State;
@@ -99,14 +100,18 @@ macro_rules! action_index {
 }
 action_index!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
+/// A game's random stream, starting on a cache line of its own, so that a draw touches as few
+/// lines as it can.
+#[repr(C, align(64))]
+#[derive(Clone, Debug)]
+struct Stream(ChaCha8Rng);
+
+/// A game's state, on a cache line of its own (a state is 64 bytes), so that reading it costs
+/// one line.
+#[repr(C, align(64))]
 #[derive(Clone, Debug)]
 struct Game {
     state: State,
-    /// Boxed: the stream is ~300 bytes and used only at resets and sampling, so keeping it out
-    /// of line keeps the states that every step walks through close together.
-    rng: Box<ChaCha8Rng>,
-    /// Under `NextStep`: the game ended in the last step and resets in the next.
-    reset_next: bool,
 }
 
 /// N games stepped together. See the [module docs](self) for autoreset and rewards.
@@ -115,6 +120,15 @@ pub struct VecEnv {
     rules: Rules,
     config: VecConfig,
     games: Vec<Game>,
+    /// Per game, under `NextStep`: the game ended in the last step and resets in the next.
+    reset_next: Vec<bool>,
+    /// Per game, its random stream: apart from `games` (a stream is ~300 bytes, used at resets
+    /// and sampling), so that the states every pass walks through stay close together.
+    rngs: Vec<Stream>,
+    /// Per game, the sowings of its state's legal moves, kept by the last step so that the next
+    /// one does not sow its move again (after a reset they belong to the old game and go unused).
+    /// Apart from `games`, so that the passes that only read states stay on few cache lines.
+    sown: Vec<SownMoves>,
     observations: Array2<f32>,
     final_observations: Array2<f32>,
     masks: Array2<bool>,
@@ -127,6 +141,9 @@ pub struct VecEnv {
 
 /// The rows of every output buffer that belong to one slice of games.
 struct Rows<'a> {
+    reset_next: &'a mut [bool],
+    rngs: &'a mut [Stream],
+    sown: &'a mut [SownMoves],
     obs: &'a mut [f32],
     final_obs: &'a mut [f32],
     masks: &'a mut [bool],
@@ -154,6 +171,9 @@ impl<T> SendPtr<T> {
 #[derive(Clone, Copy)]
 struct RawBuffers {
     games: *mut Game,
+    reset_next: *mut bool,
+    rngs: *mut Stream,
+    sown: *mut SownMoves,
     obs: *mut f32,
     final_obs: *mut f32,
     masks: *mut bool,
@@ -183,6 +203,9 @@ impl RawBuffers {
             (
                 part(self.games.add(start), k),
                 Rows {
+                    reset_next: part(self.reset_next.add(start), k),
+                    rngs: part(self.rngs.add(start), k),
+                    sown: part(self.sown.add(start), k),
                     obs: part(self.obs.add(start * l), k * l),
                     final_obs: part(self.final_obs.add(start * l), k * l),
                     masks: part(self.masks.add(start * n), k * n),
@@ -218,14 +241,10 @@ impl VecEnv {
         let mut env = VecEnv {
             rules: *rules,
             config,
-            games: vec![
-                Game {
-                    state: start,
-                    rng: Box::new(ChaCha8Rng::seed_from_u64(seed)),
-                    reset_next: false
-                };
-                num_envs
-            ],
+            games: vec![Game { state: start }; num_envs],
+            reset_next: vec![false; num_envs],
+            rngs: vec![Stream(ChaCha8Rng::seed_from_u64(seed)); num_envs],
+            sown: vec![SownMoves::new(); num_envs],
             observations: Array2::zeros((num_envs, l)),
             final_observations: Array2::zeros((num_envs, l)),
             masks: Array2::from_elem((num_envs, n), false),
@@ -245,13 +264,14 @@ impl VecEnv {
         let (rules, opening) = (self.rules, self.config.random_opening);
         self.for_each_part(&|games, rows| {
             for (i, game) in games.iter_mut().enumerate() {
+                let rng = &mut rows.rows.rngs[i].0;
                 if let Some(seed) = seed {
-                    *game.rng = ChaCha8Rng::seed_from_u64(seed);
+                    *rng = ChaCha8Rng::seed_from_u64(seed);
                     // Streams are numbered by the game's place in the whole batch.
-                    game.rng.set_stream(rows.base as u64 + i as u64);
+                    rng.set_stream(rows.base as u64 + i as u64);
                 }
-                game.state = random_opening(&rules, opening, &mut game.rng);
-                game.reset_next = false;
+                game.state = random_opening(&rules, opening, rng);
+                rows.rows.reset_next[i] = false;
                 write_fresh(game, &mut rows.rows, i);
             }
         });
@@ -272,6 +292,7 @@ impl VecEnv {
         self.for_each_part(&|games, rows| {
             let actions = &actions[rows.base..rows.base + games.len()];
             for (i, game) in games.iter_mut().enumerate() {
+                prefetch(rows.rows.sown.get(i + AHEAD));
                 step_game(&rules, &config, game, actions[i], &mut rows.rows, i);
             }
         });
@@ -283,9 +304,14 @@ impl VecEnv {
         let illegal = AtomicBool::new(false);
         self.for_each_part(&|games, part| {
             let actions = &actions[part.base..part.base + games.len()];
-            let legal = games.iter().zip(actions).all(|(game, &a)| {
-                game.reset_next || a.to_action().is_some_and(|x| game.state.is_legal(x))
-            });
+            let resets = &part.rows.reset_next;
+            let legal = games
+                .iter()
+                .zip(actions)
+                .zip(resets.iter())
+                .all(|((game, &a), &reset)| {
+                    reset || a.to_action().is_some_and(|x| game.state.is_legal(x))
+                });
             if !legal {
                 illegal.store(true, Ordering::Relaxed);
             }
@@ -304,7 +330,7 @@ impl VecEnv {
             });
         }
         for (i, (game, &a)) in self.games.iter().zip(actions).enumerate() {
-            if game.reset_next {
+            if self.reset_next[i] {
                 continue;
             }
             let at = |e: Error| Error::Batch {
@@ -347,8 +373,8 @@ impl VecEnv {
             // slots of its games.
             let slots =
                 unsafe { std::slice::from_raw_parts_mut(out.get().add(part.base), games.len()) };
-            for (game, slot) in games.iter_mut().zip(slots) {
-                *slot = random_action(&game.state, &mut game.rng).unwrap_or(0);
+            for ((game, rng), slot) in games.iter().zip(part.rows.rngs.iter_mut()).zip(slots) {
+                *slot = random_action(&game.state, &mut rng.0).unwrap_or(0);
             }
         });
         Ok(())
@@ -365,6 +391,9 @@ impl VecEnv {
         let chunk = num.div_ceil(parts);
         let raw = RawBuffers {
             games: self.games.as_mut_ptr(),
+            reset_next: self.reset_next.as_mut_ptr(),
+            rngs: self.rngs.as_mut_ptr(),
+            sown: self.sown.as_mut_ptr(),
             obs: self.observations.as_mut_ptr(),
             final_obs: self.final_observations.as_mut_ptr(),
             masks: self.masks.as_mut_ptr(),
@@ -432,6 +461,27 @@ impl VecEnv {
     }
 }
 
+/// Games ahead whose kept sowings are fetched into cache while this one steps.
+const AHEAD: usize = 4;
+
+/// Ask for the cache lines that a step of a game reads from its kept sowings.
+#[inline(always)]
+fn prefetch(sown: Option<&SownMoves>) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(sown) = sown {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let p = (sown as *const SownMoves).cast::<i8>();
+        // SAFETY: prefetching reads nothing and cannot fault; the lines are within `sown`.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.add(64));
+            _mm_prefetch::<_MM_HINT_T0>(p.add(128));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = sown;
+}
+
 /// One thread's share: its games' rows, and where they start in the batch.
 struct Part<'a> {
     base: usize,
@@ -460,9 +510,9 @@ fn step_game<A: ActionIndex>(
     rows: &mut Rows<'_>,
     i: usize,
 ) {
-    if game.reset_next {
-        game.state = random_opening(rules, config.random_opening, &mut game.rng);
-        game.reset_next = false;
+    if rows.reset_next[i] {
+        game.state = random_opening(rules, config.random_opening, &mut rows.rngs[i].0);
+        rows.reset_next[i] = false;
         write_fresh(game, rows, i);
         return;
     }
@@ -471,7 +521,7 @@ fn step_game<A: ActionIndex>(
     let action = action
         .to_action()
         .expect("actions are checked before stepping");
-    let next = game.state.play_unchecked(action);
+    let next = game.state.play_sown(action, &mut rows.sown[i]);
     game.state = next;
     let over = next.is_over();
     if !over {
@@ -488,14 +538,14 @@ fn step_game<A: ActionIndex>(
     match config.autoreset {
         AutoReset::SameStep => {
             next.write_observation(&mut rows.final_obs[i * l..(i + 1) * l]);
-            game.state = random_opening(rules, config.random_opening, &mut game.rng);
+            game.state = random_opening(rules, config.random_opening, &mut rows.rngs[i].0);
             write_fresh(game, rows, i);
         }
         AutoReset::NextStep | AutoReset::Off => {
             next.write_observation(&mut rows.obs[i * l..(i + 1) * l]);
             next.write_mask(&mut rows.masks[i * n..(i + 1) * n]);
             rows.to_move[i] = next.to_move().index() as u8;
-            game.reset_next = config.autoreset == AutoReset::NextStep;
+            rows.reset_next[i] = config.autoreset == AutoReset::NextStep;
         }
     }
     rows.rewards[i] = reward;

@@ -10,7 +10,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{
-    ByPlayer, Direction, Outcome, PRESETS, Player, Rules, State, Trigger, random_action,
+    ByPlayer, Direction, Outcome, PRESETS, Player, Rules, SownMoves, State, Trigger, random_action,
 };
 
 /// A position as the naive implementation keeps it.
@@ -165,11 +165,20 @@ fn assert_agree(engine: &State, naive: &Naive) {
     assert_eq!(engine.outcome(), naive.outcome);
 }
 
-/// Every legal move of a position, played by both and compared.
+/// Every legal move of a position, played by both and compared; the engine also plays it from
+/// the sowings its mask kept ([`State::play_sown`]), which must give the same position.
 fn check_moves(rules: &Rules, engine: &State, naive: &Naive) {
     assert_agree(engine, naive);
+    let mut kept = SownMoves::new();
+    engine.sow_legal(&mut kept);
     for a in engine.legal_actions() {
         let (next, info) = engine.play_with_info(a).unwrap();
+        let mut sown = kept;
+        assert_eq!(
+            engine.play_sown(a, &mut sown),
+            next,
+            "action {a} from kept sowings"
+        );
         let (naive_next, (laps, sown, captured, last)) = naive_play(rules, naive, a);
         assert_agree(&next, &naive_next);
         assert_eq!(
@@ -193,9 +202,13 @@ fn compare_games(rules: &Rules, games: u32, seed: u64) {
             0,
             0,
         );
+        // Carried along the game, as the VecEnv does: each move refills it for the next.
+        let mut sown = SownMoves::new();
         while let Some(chosen) = random_action(&engine, &mut rng) {
             check_moves(rules, &engine, &naive);
-            engine = engine.play(chosen).unwrap();
+            let next = engine.play(chosen).unwrap();
+            assert_eq!(engine.play_sown(chosen, &mut sown), next);
+            engine = next;
             naive = naive_play(rules, &naive, chosen).0;
         }
         assert_agree(&engine, &naive);
@@ -280,6 +293,43 @@ fn custom_rules() -> Vec<Rules> {
             r.max_laps = 200;
         }),
     ]
+}
+
+/// Sowings kept for another position, another mover or other rules are never used: the move is
+/// sown afresh and the result is still right.
+#[test]
+fn foreign_sowings_are_not_used() {
+    let rules = Rules::preset("en-dodoi-8").unwrap();
+    let start = State::initial(&rules);
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut positions = vec![start];
+    let mut s = start;
+    while let Some(a) = random_action(&s, &mut rng) {
+        s = s.play(a).unwrap();
+        positions.push(s);
+    }
+    // Rules that differ only in how laps go, on the same boards.
+    let others: Vec<Rules> = [Direction::Parity]
+        .iter()
+        .map(|&d| rules.with(|r| r.direction = d).unwrap())
+        .chain([rules.with(|r| r.skip_origin = true).unwrap()])
+        .collect();
+    for (i, p) in positions.iter().enumerate() {
+        let other = positions[(i * 7 + 3) % positions.len()];
+        let mut sown = SownMoves::new();
+        other.sow_legal(&mut sown);
+        for a in p.legal_actions() {
+            assert_eq!(p.play_sown(a, &mut sown.clone()), p.play(a).unwrap());
+        }
+        for rules in &others {
+            let twin = State::new(rules, &p.cells(), p.captures(), p.to_move(), p.ply()).unwrap();
+            let mut sown = SownMoves::new();
+            twin.sow_legal(&mut sown);
+            for a in p.legal_actions() {
+                assert_eq!(p.play_sown(a, &mut sown.clone()), p.play(a).unwrap());
+            }
+        }
+    }
 }
 
 #[test]
