@@ -24,13 +24,14 @@ fn positions(rules: &Rules, count: usize, seed: u64) -> Vec<State> {
     out
 }
 
-fn net_for(rules: &Rules) -> (nn::VarStore, PolicyValueNet) {
+fn net_for(rules: &Rules, lookahead: bool) -> (nn::VarStore, PolicyValueNet) {
     tch::manual_seed(7);
     let vs = nn::VarStore::new(Device::Cpu);
     let config = NetConfig {
         holes: rules.holes(),
         hidden: 32,
         blocks: 2,
+        lookahead,
     };
     let net = PolicyValueNet::new(&vs.root(), config);
     (vs, net)
@@ -54,15 +55,18 @@ fn all_rules() -> Vec<Rules> {
 
 #[test]
 fn outputs_have_the_board_size_and_mask_illegal_actions() {
-    for rules in all_rules() {
+    for (rules, lookahead) in all_rules()
+        .into_iter()
+        .flat_map(|r| [(r, false), (r, true)])
+    {
         let n = rules.holes();
-        let (_vs, net) = net_for(&rules);
+        let (_vs, net) = net_for(&rules, lookahead);
         let states = positions(&rules, 40, 1);
         let len = net.config().input_len();
-        assert_eq!(len, 3 * n + 2);
+        assert_eq!(len, if lookahead { 6 * n + 2 } else { 3 * n + 2 });
         let mut input = vec![0.0f32; states.len() * len];
         for (s, row) in states.iter().zip(input.chunks_exact_mut(len)) {
-            encode_input(s, row);
+            encode_input(s, lookahead, row);
         }
         let x = Tensor::from_slice(&input).view([states.len() as i64, len as i64]);
         let (logits, value) = tch::no_grad(|| net.forward(&x));
@@ -99,7 +103,7 @@ fn some_positions_have_illegal_actions() {
 #[test]
 fn batched_evaluation_agrees_with_one_by_one() {
     for rules in all_rules() {
-        let (_vs, mut net) = net_for(&rules);
+        let (_vs, mut net) = net_for(&rules, true);
         let states = positions(&rules, 33, 3);
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         let blank = sowing_agents::Evaluation {
@@ -116,6 +120,48 @@ fn batched_evaluation_agrees_with_one_by_one() {
                 if a >= rules.holes() || !s.is_legal(a) {
                     assert_eq!(b.priors[a], 0.0);
                 }
+            }
+        }
+    }
+}
+
+/// The look-ahead features, worked out the slow way: every move played with the checked API.
+#[test]
+fn lookahead_features_read_what_each_move_does() {
+    for rules in all_rules() {
+        let n = rules.holes();
+        let scale = (2 * n) as f32 / rules.total_seeds() as f32;
+        for s in positions(&rules, 60, 4) {
+            let mut row = vec![0.0f32; 6 * n + 2];
+            encode_input(&s, true, &mut row);
+            let mut plain = vec![0.0f32; 3 * n + 2];
+            encode_input(&s, false, &mut plain);
+            // The board part and the mask are those of the plain input.
+            assert_eq!(row[..2 * n + 2], plain[..2 * n + 2]);
+            assert_eq!(row[5 * n + 2..], plain[2 * n + 2..]);
+            let features = &row[2 * n + 2..5 * n + 2];
+            for a in 0..n {
+                let (capture, reply, end) = match s.play_with_info(a) {
+                    Err(_) => (0.0, 0.0, 0.0),
+                    Ok((child, info)) if child.is_over() => (
+                        info.captured as f32 * scale,
+                        0.0,
+                        child.outcome().reward(s.to_move()),
+                    ),
+                    Ok((child, info)) => {
+                        let best = child
+                            .legal_actions()
+                            .map(|b| child.play_with_info(b).unwrap().1.captured)
+                            .max()
+                            .unwrap_or(0);
+                        (info.captured as f32 * scale, best as f32 * scale, 0.0)
+                    }
+                };
+                assert_eq!(
+                    (features[a], features[n + a], features[2 * n + a]),
+                    (capture, reply, end),
+                    "action {a} of {s:?}"
+                );
             }
         }
     }

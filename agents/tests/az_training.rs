@@ -151,3 +151,50 @@ fn resume_repeats_the_uninterrupted_run() {
     std::fs::remove_dir_all(&straight_dir).unwrap();
     std::fs::remove_dir_all(&split_dir).unwrap();
 }
+
+#[test]
+fn evaluation_runs_after_the_first_and_every_kth_iteration() {
+    let dir = scratch("every");
+    let mut args = tiny(&dir, 4);
+    args.eval_every = 3;
+    let trainer = train(args);
+    let evaluated: Vec<bool> = trainer
+        .history()
+        .iter()
+        .map(|m| !m.eval.is_empty() && m.elo.is_some())
+        .collect();
+    assert_eq!(evaluated, vec![true, false, true, false]);
+    let csv = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    // Two baselines on iterations 1 and 3, one row without results on 2 and 4.
+    assert_eq!(rows.len(), 6, "{csv}");
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("2,") && r.ends_with(",,,,,,,,,,,"))
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn self_play_openings_vary_the_start_and_keep_runs_reproducible() {
+    let (a_dir, b_dir, c_dir) = (scratch("open-a"), scratch("open-b"), scratch("open-c"));
+    let with_openings = |dir: &Path, plies: u32| {
+        let mut args = tiny(dir, 1);
+        args.opening_plies = plies;
+        args.eval_games = 0;
+        train(args)
+    };
+    let a = with_openings(&a_dir, 6);
+    let b = with_openings(&b_dir, 6);
+    let c = with_openings(&c_dir, 0);
+    assert_eq!(a.history()[0].positions, b.history()[0].positions);
+    assert_eq!(a.history()[0].policy_loss, b.history()[0].policy_loss);
+    // Random plies before the first searched move change the games played.
+    assert_ne!(
+        (a.history()[0].positions, a.history()[0].policy_loss),
+        (c.history()[0].positions, c.history()[0].policy_loss)
+    );
+    for dir in [a_dir, b_dir, c_dir] {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -9,7 +9,7 @@ use crate::board::Board;
 use crate::error::{Error, IllegalReason};
 use crate::legal_mask::{Keep, SownMoves, legal_and_endless};
 use crate::player::{ByPlayer, Player};
-use crate::rules::{Rules, Trigger};
+use crate::rules::{MAX_HOLES, Rules, Trigger};
 use crate::sow::{Sowing, sow};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -394,6 +394,21 @@ impl State {
             self.ply + 1,
             sown,
         )
+    }
+
+    /// The seeds each legal action would capture now (0 for the others), from the sowings kept
+    /// in `sown` where they are this state's, sowing afresh otherwise. With the `sown` that
+    /// [`State::play_sown`] leaves, a one-move look-ahead costs no sowing at all.
+    pub fn move_captures(&self, sown: &SownMoves) -> [u8; MAX_HOLES] {
+        let mut out = [0u8; MAX_HOLES];
+        for a in self.legal_actions() {
+            let (board, last) = match sown.get(&self.board, self.to_move, &self.rules, a) {
+                Some(kept) => kept,
+                None => self.sow_move(a).0,
+            };
+            out[a] = self.capture(board, last).2 as u8;
+        }
+        out
     }
 
     /// Fill `sown` with the sowings of this state's legal moves, for [`State::play_sown`].

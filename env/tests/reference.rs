@@ -170,7 +170,19 @@ fn assert_agree(engine: &State, naive: &Naive) {
 fn check_moves(rules: &Rules, engine: &State, naive: &Naive) {
     assert_agree(engine, naive);
     let mut kept = SownMoves::new();
+    let fresh = engine.move_captures(&kept);
     engine.sow_legal(&mut kept);
+    assert_eq!(
+        engine.move_captures(&kept),
+        fresh,
+        "captures from kept sowings"
+    );
+    for a in 0..rules.holes() {
+        let expected = engine
+            .play_with_info(a)
+            .map_or(0, |(_, info)| info.captured);
+        assert_eq!(u32::from(fresh[a]), expected, "capture of action {a}");
+    }
     for a in engine.legal_actions() {
         let (next, info) = engine.play_with_info(a).unwrap();
         let mut sown = kept;

@@ -2,14 +2,15 @@
 //! every board size (the sizes of the first and last layers follow the number of holes).
 //!
 //! Input, for `n` holes per row: the observation of `sowing_env::observation` (`2n + 2` values)
-//! scaled so that an average hole reads 1, followed by the legal mask (`n` values, 1 or 0), so the
-//! network sees which moves are endless. Output: policy logits over the `n` actions, illegal ones
-//! masked out, and a value in `[-1, 1]` for the player to move.
+//! scaled so that an average hole reads 1; with `lookahead`, three values per action from playing
+//! it (see [`encode_input`]); last the legal mask (`n` values, 1 or 0), so the network sees which
+//! moves are endless. Output: policy logits over the `n` actions, illegal ones masked out, and a
+//! value in `[-1, 1]` for the player to move.
 
 use crate::evaluator::{Evaluation, Evaluator};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sowing_env::{MAX_HOLES, State};
+use sowing_env::{MAX_HOLES, SownMoves, State};
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
@@ -26,17 +27,30 @@ pub struct NetConfig {
     pub hidden: usize,
     /// Residual blocks.
     pub blocks: usize,
+    /// Whether the input holds the one-move look-ahead features (networks saved before they
+    /// existed have none).
+    #[serde(default)]
+    pub lookahead: bool,
 }
 
 impl NetConfig {
-    /// Length of the input vector: observation `2n + 2` plus legal mask `n`.
+    /// Length of the input vector: observation `2n + 2`, look-ahead `3n` if any, legal mask `n`.
     pub fn input_len(&self) -> usize {
-        3 * self.holes + 2
+        let features = if self.lookahead { 3 } else { 0 };
+        (3 + features) * self.holes + 2
     }
 }
 
-/// Write the network input for `state` into `out` (length [`NetConfig::input_len`]).
-pub fn encode_input(state: &State, out: &mut [f32]) {
+/// Write the network input for `state` into `out` (length [`NetConfig::input_len`] of a network
+/// with `lookahead` or without).
+///
+/// Where a relay sowing ends is a chaotic function of the whole board, which a small network
+/// learns slowly while exact play sees it at once; so with `lookahead` each action `a` adds what
+/// playing it does, read off the engine: the seeds it captures, the most the opponent can then
+/// capture in one move, and, when it ends the game, the result for the mover (+1, 0 or -1).
+/// Captures are scaled as the board is (an average hole's seeds read 1); an illegal action reads
+/// 0 on all three.
+pub fn encode_input(state: &State, lookahead: bool, out: &mut [f32]) {
     let n = state.holes();
     let obs_len = 2 * n + 2;
     state.write_observation(&mut out[..obs_len]);
@@ -46,8 +60,31 @@ pub fn encode_input(state: &State, out: &mut [f32]) {
     for x in &mut out[..obs_len] {
         *x *= scale;
     }
+    let mut at = obs_len;
+    if lookahead {
+        let seeds = scale / state.rules().total_seeds() as f32;
+        let features = &mut out[at..at + 3 * n];
+        features.fill(0.0);
+        let mut sown = SownMoves::new();
+        state.sow_legal(&mut sown);
+        let captures = state.move_captures(&sown);
+        for a in state.legal_actions() {
+            // Each child is played from the kept sowings, and its own sowings, kept in turn,
+            // give the opponent's captures without sowing again.
+            let mut after = sown;
+            let child = state.play_sown(a, &mut after);
+            features[a] = f32::from(captures[a]) * seeds;
+            if child.is_over() {
+                features[2 * n + a] = child.outcome().reward(state.to_move());
+            } else {
+                let reply = child.move_captures(&after).into_iter().max().unwrap_or(0);
+                features[n + a] = f32::from(reply) * seeds;
+            }
+        }
+        at += 3 * n;
+    }
     let legal = state.legal_mask();
-    for (a, x) in out[obs_len..obs_len + n].iter_mut().enumerate() {
+    for (a, x) in out[at..at + n].iter_mut().enumerate() {
         *x = f32::from(legal >> a & 1 == 1);
     }
 }
@@ -161,7 +198,7 @@ impl PolicyValueNet {
         let len = self.config.input_len();
         let mut input = vec![0.0f32; states.len() * len];
         for (s, row) in states.iter().zip(input.chunks_exact_mut(len)) {
-            encode_input(s, row);
+            encode_input(s, self.config.lookahead, row);
         }
         let (priors, values) = tch::no_grad(|| {
             let x = Tensor::from_slice(&input)

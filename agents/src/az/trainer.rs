@@ -12,10 +12,11 @@ use crate::az::evaluate::{self, MatchResult};
 use crate::az::network::{NetConfig, PolicyValueNet, encode_input};
 use crate::az::puct::{BatchSearch, PuctConfig};
 use crate::az::replay::{ReplayBuffer, Sample};
+use rand::RngExt;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sowing_env::{Outcome, Rules, State};
+use sowing_env::{Outcome, Rules, State, random_opening};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -57,6 +58,11 @@ pub struct Args {
     /// Residual blocks of the network.
     #[arg(long, default_value_t = 2)]
     pub blocks: usize,
+    /// Give the network the one-move look-ahead features (what each move captures, the
+    /// opponent's best capture after it, a game it ends): `--lookahead false` for the board alone.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    #[serde(default)]
+    pub lookahead: bool,
     /// PUCT simulations per self-play move.
     #[arg(long, default_value_t = 64)]
     pub simulations: u32,
@@ -79,6 +85,12 @@ pub struct Args {
     /// later moves take the most visited action.
     #[arg(long, default_value_t = 12)]
     pub temperature_plies: u32,
+    /// Each self-play game starts after a number of uniformly random plies drawn from 0 to this
+    /// (not recorded as training positions), so that the network also learns positions that
+    /// its own play from the start would not reach.
+    #[arg(long, default_value_t = 4)]
+    #[serde(default)]
+    pub opening_plies: u32,
     /// Value target = (1 - m) * game result + m * root search value, for each position.
     #[arg(long, default_value_t = 0.5)]
     pub value_mix: f32,
@@ -104,6 +116,12 @@ pub struct Args {
     /// Games against each baseline per evaluation (half from each side); 0 skips evaluation.
     #[arg(long, default_value_t = 20)]
     pub eval_games: u32,
+    /// Evaluate after the first iteration and every this many iterations (the others' rows in
+    /// metrics.csv have no results): evaluation against mcts:1000 and alphabeta:4 costs as much
+    /// as self-play, time that a short run may rather spend learning.
+    #[arg(long, default_value_t = 1)]
+    #[serde(default = "one")]
+    pub eval_every: u32,
     /// Uniformly random plies that open each evaluation game (both games of a side-swapped
     /// pair share the opening), so that deterministic players meet in varied games.
     #[arg(long, default_value_t = 2)]
@@ -183,6 +201,9 @@ impl Args {
         if self.simulations == 0 || self.eval_simulations == 0 {
             return bad("simulations and --eval-simulations", "at least 1");
         }
+        if self.eval_every == 0 {
+            return bad("eval-every", "at least 1");
+        }
         if self.games_per_iteration == 0 || self.parallel_games == 0 {
             return bad("games-per-iteration and --parallel-games", "at least 1");
         }
@@ -212,6 +233,11 @@ impl Args {
         }
         Ok(())
     }
+}
+
+/// The default of a setting that older checkpoints lack.
+fn one() -> u32 {
+    1
 }
 
 /// Whether `x` is a finite number above zero.
@@ -352,6 +378,7 @@ impl Trainer {
             holes: rules.holes(),
             hidden: args.hidden,
             blocks: args.blocks,
+            lookahead: args.lookahead,
         };
         let vs = nn::VarStore::new(Device::cuda_if_available());
         let net = {
@@ -650,7 +677,8 @@ impl Trainer {
     ) -> Result<Vec<MatchResult>, TrainError> {
         let games = self.args.eval_games;
         let baselines = self.args.baseline_specs();
-        if games == 0 || baselines.is_empty() {
+        let due = iteration == 1 || iteration % self.args.eval_every == 0;
+        if games == 0 || baselines.is_empty() || !due {
             return Ok(Vec::new());
         }
         if self.baseline_elo.is_empty() {
@@ -776,13 +804,18 @@ fn play_games(
 ) -> WorkerGames {
     let config = args.puct(args.simulations);
     let n = rules.holes();
-    let input_len = 3 * n + 2;
+    let net_config = net.config();
+    let input_len = net_config.input_len();
     let mut search = BatchSearch::new();
     let mut eval_rng = stream(args.seed, SELF_PLAY, iteration, u32::MAX);
-    let new_game = |g: u32| Game {
-        state: State::initial(rules),
-        rng: stream(args.seed, SELF_PLAY, iteration, g),
-        positions: Vec::new(),
+    let new_game = |g: u32| {
+        let mut rng = stream(args.seed, SELF_PLAY, iteration, g);
+        let plies = rng.random_range(0..=args.opening_plies);
+        Game {
+            state: random_opening(rules, plies, &mut rng),
+            rng,
+            positions: Vec::new(),
+        }
     };
     let mut queue = games.iter().copied();
     let mut active: Vec<Game> = queue.by_ref().take(slots as usize).map(new_game).collect();
@@ -798,7 +831,7 @@ fn play_games(
         for (i, (game, result)) in active.iter_mut().zip(&results).enumerate() {
             game.rng = rngs[i].clone();
             let mut input = vec![0.0f32; input_len];
-            encode_input(&game.state, &mut input);
+            encode_input(&game.state, net_config.lookahead, &mut input);
             let visits: u32 = result.visits.iter().sum();
             let policy: Vec<f32> = result.visits[..n]
                 .iter()
