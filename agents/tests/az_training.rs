@@ -164,14 +164,8 @@ fn evaluation_runs_after_the_first_and_every_kth_iteration() {
         .map(|m| !m.eval.is_empty() && m.elo.is_some())
         .collect();
     assert_eq!(evaluated, vec![true, false, true, false]);
-    let csv = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
-    let rows: Vec<&str> = csv.lines().skip(1).collect();
-    // Two baselines on iterations 1 and 3, one row without results on 2 and 4.
-    assert_eq!(rows.len(), 6, "{csv}");
-    assert!(
-        rows.iter()
-            .any(|r| r.starts_with("2,") && r.ends_with(",,,,,,,,,,,"))
-    );
+    // Iterations without evaluation still train.
+    assert!(trainer.history().iter().all(|m| m.steps > 0));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
