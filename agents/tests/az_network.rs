@@ -25,7 +25,6 @@ fn positions(rules: &Rules, count: usize, seed: u64) -> Vec<State> {
 }
 
 fn net_for(rules: &Rules, lookahead: bool) -> (nn::VarStore, PolicyValueNet) {
-    tch::manual_seed(7);
     let vs = nn::VarStore::new(Device::Cpu);
     let config = NetConfig {
         holes: rules.holes(),
@@ -33,7 +32,7 @@ fn net_for(rules: &Rules, lookahead: bool) -> (nn::VarStore, PolicyValueNet) {
         blocks: 2,
         lookahead,
     };
-    let net = PolicyValueNet::new(&vs.root(), config);
+    let net = PolicyValueNet::seeded(&vs.root(), config, 7);
     (vs, net)
 }
 

@@ -127,9 +127,31 @@ pub struct PolicyValueNet {
     value: nn::Linear,
 }
 
+/// libtorch draws initial weights from one generator for the whole process: every network is
+/// built holding this lock, so that a run seeded in one thread gets the weights of its seed
+/// even while other threads build networks (of which they load the weights anyway).
+static TORCH_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 impl PolicyValueNet {
-    /// A network of shape `config` with fresh weights under `p`.
+    /// A network of shape `config` under `p`, with initial weights drawn from libtorch's
+    /// generator as it stands (for a network whose weights are then loaded or copied).
     pub fn new(p: &nn::Path, config: NetConfig) -> PolicyValueNet {
+        let _guard = TORCH_RNG
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        PolicyValueNet::build(p, config)
+    }
+
+    /// A network of shape `config` under `p`, with initial weights fixed by `seed`.
+    pub fn seeded(p: &nn::Path, config: NetConfig, seed: u64) -> PolicyValueNet {
+        let _guard = TORCH_RNG
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        tch::manual_seed(seed as i64);
+        PolicyValueNet::build(p, config)
+    }
+
+    fn build(p: &nn::Path, config: NetConfig) -> PolicyValueNet {
         let hidden = config.hidden as i64;
         let blocks = (0..config.blocks)
             .map(|i| Block::new(&(p / format!("block{i}")), hidden))

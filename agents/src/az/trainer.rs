@@ -381,16 +381,7 @@ impl Trainer {
             lookahead: args.lookahead,
         };
         let vs = nn::VarStore::new(Device::cuda_if_available());
-        let net = {
-            // libtorch's generator is global: hold it while seeding and drawing the weights, so
-            // that runs made side by side in one process still start from their own seed.
-            static TORCH_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
-            let _guard = TORCH_RNG
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            tch::manual_seed(args.seed as i64);
-            PolicyValueNet::new(&vs.root(), net_config)
-        };
+        let net = PolicyValueNet::seeded(&vs.root(), net_config, args.seed);
         let optimizer = AdamW::new(&vs, args.lr, args.weight_decay);
         let buffer = ReplayBuffer::new(
             net_config.input_len(),
