@@ -177,11 +177,11 @@ fn check_moves(rules: &Rules, engine: &State, naive: &Naive) {
         fresh,
         "captures from kept sowings"
     );
-    for a in 0..rules.holes() {
+    for (a, &capture) in fresh.iter().enumerate().take(rules.holes()) {
         let expected = engine
             .play_with_info(a)
             .map_or(0, |(_, info)| info.captured);
-        assert_eq!(u32::from(fresh[a]), expected, "capture of action {a}");
+        assert_eq!(u32::from(capture), expected, "capture of action {a}");
     }
     for a in engine.legal_actions() {
         let (next, info) = engine.play_with_info(a).unwrap();
