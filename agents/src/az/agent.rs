@@ -80,6 +80,10 @@ impl Agent for AzAgent {
         self.name.clone()
     }
 
+    fn new_game(&mut self) {
+        self.search.clear();
+    }
+
     fn can_play(&self, rules: &Rules) -> Result<(), String> {
         let trained = self.loaded.meta.rules.holes();
         if rules.holes() != trained {
@@ -96,7 +100,10 @@ impl Agent for AzAgent {
         // Callers check `can_play` before a game; a state of another size is a caller's bug.
         debug_assert!(self.can_play(state.rules()).is_ok());
         let mut noise = [rng.clone()];
-        let result = self.search.search(
+        // The tree is kept from move to move: the part below this position grew while the last
+        // move was searched.
+        let result = self.search.search_continuing(
+            &[0],
             std::slice::from_ref(state),
             &self.config,
             &mut self.loaded.net,

@@ -143,7 +143,15 @@ pub fn play_network_matches(
         if !net_games.is_empty() {
             let roots: Vec<State> = net_games.iter().map(|&g| states[g]).collect();
             let mut noise: Vec<ChaCha8Rng> = net_games.iter().map(|&g| rngs[g].clone()).collect();
-            let results = search.search(&roots, &config, net, &mut noise, &mut eval_rng);
+            // Game g keeps its tree g from move to move, as the agent `az:` does.
+            let results = search.search_continuing(
+                &net_games,
+                &roots,
+                &config,
+                net,
+                &mut noise,
+                &mut eval_rng,
+            );
             for (&g, r) in net_games.iter().zip(&results) {
                 states[g] = states[g].play_unchecked(r.best_action());
             }

