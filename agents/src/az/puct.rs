@@ -104,6 +104,9 @@ struct Node {
 #[derive(Debug, Default)]
 struct Tree {
     nodes: Vec<Node>,
+    /// Where [`Tree::reroot`] copies the kept subtree; the two buffers swap, so keeping a
+    /// tree allocates nothing once both have grown.
+    spare: Vec<Node>,
 }
 
 impl Tree {
@@ -129,7 +132,8 @@ impl Tree {
             return false;
         };
         // Copy the subtree breadth first, so that each node's children stay contiguous.
-        let mut kept = Vec::with_capacity(self.nodes.len());
+        let mut kept = std::mem::take(&mut self.spare);
+        kept.clear();
         let mut root = self.nodes[found as usize];
         root.parent = u32::MAX;
         kept.push(root);
@@ -147,7 +151,7 @@ impl Tree {
             }
             at += 1;
         }
-        self.nodes = kept;
+        self.spare = std::mem::replace(&mut self.nodes, kept);
         true
     }
 
