@@ -112,6 +112,7 @@ pub fn write_line_chart(chart: &LineChart, stem: &Path) -> Result<Vec<PathBuf>, 
     if !font_ready() {
         return Err(PlotError::NoFont);
     }
+    let chart = &finite_part(chart);
     {
         let root = SVGBackend::new(&svg, (900, 560)).into_drawing_area();
         draw(chart, &root).map_err(|e| PlotError::Draw(svg.clone(), e))?;
@@ -125,6 +126,27 @@ pub fn write_line_chart(chart: &LineChart, stem: &Path) -> Result<Vec<PathBuf>, 
             .map_err(|e| PlotError::Draw(png.clone(), e.to_string()))?;
     }
     Ok(vec![png, svg])
+}
+
+/// The chart without its points that are not finite, and without intervals that are not: laying
+/// out an axis over an infinite or NaN range, plotters never returns (a diverged Elo fit once
+/// left `sowing compare` drawing for ever).
+fn finite_part(chart: &LineChart) -> LineChart {
+    let mut out = chart.clone();
+    for series in &mut out.series {
+        series.points.retain(|p| p.x.is_finite() && p.y.is_finite());
+        for p in &mut series.points {
+            if p.interval
+                .is_some_and(|(lo, hi)| !(lo.is_finite() && hi.is_finite()))
+            {
+                p.interval = None;
+            }
+        }
+    }
+    out.y_range = out
+        .y_range
+        .filter(|(lo, hi)| lo.is_finite() && hi.is_finite() && lo < hi);
+    out
 }
 
 /// The ranges that hold every point and interval, padded a little.
@@ -257,6 +279,31 @@ mod tests {
             ..chart()
         };
         assert!(ranges(&empty).is_none());
+    }
+
+    #[test]
+    fn points_and_intervals_that_are_not_finite_are_left_out() {
+        let mut bad = chart();
+        bad.series[0].points[1].y = f64::NAN;
+        bad.series[0].points[2].interval = Some((f64::NEG_INFINITY, 3.0));
+        bad.series[1].points[3].x = f64::INFINITY;
+        bad.y_range = Some((0.0, f64::INFINITY));
+        let finite = finite_part(&bad);
+        assert_eq!(finite.series[0].points.len(), 4);
+        assert_eq!(finite.series[0].points[1].interval, None);
+        assert_eq!(finite.series[1].points.len(), 4);
+        assert_eq!(finite.y_range, None);
+        let ((x0, x1), (y0, y1)) = ranges(&finite).unwrap();
+        assert!([x0, x1, y0, y1].iter().all(|v| v.is_finite()));
+        assert!(x0 < 0.0 && x1 > 4.0 && y0 < -0.5 && y1 > 8.5);
+        // A chart with nothing finite left has nothing to draw.
+        let mut none = chart();
+        for series in &mut none.series {
+            for p in &mut series.points {
+                p.y = f64::NAN;
+            }
+        }
+        assert!(ranges(&finite_part(&none)).is_none());
     }
 }
 

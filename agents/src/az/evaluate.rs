@@ -309,39 +309,131 @@ pub fn rate_round_robin(names: &[String], results: &[(usize, usize, f64, f64)]) 
 }
 
 /// The Elo rating of a player from its results against rated opponents (with one virtual draw
-/// per opponent), and the half-width of its 95% interval.
+/// per opponent), and the half-width of its 95% interval. Both are finite for any results, a
+/// clean sweep included: the virtual draw bounds the likelihood's maximum.
 pub fn rate_against(opponents: &[(f64, &MatchResult)]) -> (f64, f64) {
-    let mean = opponents
+    // Half a virtual game's points per opponent, so that no score is 0 or 1.
+    let regularised = |m: &MatchResult| {
+        let n = f64::from(m.games()) + 1.0;
+        ((m.score() * f64::from(m.games()) + 0.5) / n, n)
+    };
+    let scale = 400.0 / std::f64::consts::LN_10;
+    let information = |rating: f64| {
+        opponents
+            .iter()
+            .map(|(r, m)| {
+                let e = expected(rating - r);
+                regularised(m).1 * e * (1.0 - e)
+            })
+            .sum::<f64>()
+    };
+    let mut rating = opponents
         .iter()
-        .map(|(r, m)| r + logistic_elo(m.score()))
+        .map(|(r, m)| r + logistic_elo(regularised(m).0))
         .sum::<f64>()
         / opponents.len().max(1) as f64;
-    let mut rating = mean;
-    let mut info = 0.0;
-    for _ in 0..200 {
-        let (mut grad, mut curv) = (0.0, 0.0);
-        for (r, m) in opponents {
-            let n = f64::from(m.games()) + 1.0;
-            let s = (m.score() * f64::from(m.games()) + 0.5) / n;
-            let e = expected(rating - r);
-            grad += n * (s - e);
-            curv += n * e * (1.0 - e);
-        }
-        info = curv;
+    for _ in 0..500 {
+        let grad: f64 = opponents
+            .iter()
+            .map(|(r, m)| {
+                let (s, n) = regularised(m);
+                n * (s - expected(rating - r))
+            })
+            .sum();
+        let curv = information(rating);
         if curv <= 0.0 {
             break;
         }
-        let step = grad / curv * 400.0 / std::f64::consts::LN_10;
+        // Newton's step, capped: far from the maximum the curvature is nearly zero, and an
+        // uncapped step overshoots by millions of Elo (it did, after a clean sweep of the
+        // baselines, and the learning-curve plot then never finished).
+        let step = (grad / curv * scale).clamp(-MAX_NEWTON_STEP, MAX_NEWTON_STEP);
         rating += step;
         if step.abs() < 1e-6 {
             break;
         }
     }
-    let scale = 400.0 / std::f64::consts::LN_10;
+    let info = information(rating);
     let half = if info > 0.0 {
         1.96 * scale / info.sqrt()
     } else {
         f64::INFINITY
     };
     (rating, half)
+}
+
+/// The largest change of rating one Newton step of [`rate_against`] may make, in Elo.
+const MAX_NEWTON_STEP: f64 = 100.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(opponent: &str, wins: u32, draws: u32, losses: u32) -> MatchResult {
+        MatchResult {
+            opponent: opponent.to_string(),
+            wins,
+            draws,
+            losses,
+        }
+    }
+
+    /// The rating where the expected score, virtual draws included, equals the real one.
+    fn score_gap(rating: f64, opponents: &[(f64, &MatchResult)]) -> f64 {
+        opponents
+            .iter()
+            .map(|(r, m)| {
+                let n = f64::from(m.games()) + 1.0;
+                m.score() * f64::from(m.games()) + 0.5 - n * expected(rating - r)
+            })
+            .sum()
+    }
+
+    #[test]
+    fn a_clean_sweep_rates_finitely_above_every_opponent() {
+        // Baselines as `sowing compare`'s learning runs rate them, 10 games each: uncapped
+        // Newton steps sent such ratings to 210,858 and -7,533,242.
+        let (random, greedy, mcts) = (
+            result("random", 10, 0, 0),
+            result("greedy", 10, 0, 0),
+            result("mcts:100", 10, 0, 0),
+        );
+        let opponents = [(0.0, &random), (400.0, &greedy), (1500.0, &mcts)];
+        let (rating, half) = rate_against(&opponents);
+        assert!(rating.is_finite() && half.is_finite(), "{rating} ± {half}");
+        assert!(rating > 1500.0 && rating < 2500.0, "{rating}");
+        assert!(score_gap(rating, &opponents).abs() < 1e-6);
+        let even = result("mcts:100", 5, 0, 5);
+        let opponents = [(0.0, &random), (800.0, &greedy), (2500.0, &even)];
+        let (rating, half) = rate_against(&opponents);
+        assert!(rating.is_finite() && half.is_finite(), "{rating} ± {half}");
+        assert!(rating > 800.0 && rating < 2500.0, "{rating}");
+        assert!(score_gap(rating, &opponents).abs() < 1e-6);
+
+        let (lost, lost_too) = (result("greedy", 0, 0, 10), result("mcts:100", 0, 0, 10));
+        let opponents = [(250.0, &lost), (900.0, &lost_too)];
+        let (rating, half) = rate_against(&opponents);
+        assert!(rating.is_finite() && half.is_finite());
+        assert!(rating < 250.0 && rating > -1500.0, "{rating}");
+        assert!(score_gap(rating, &opponents).abs() < 1e-6);
+    }
+
+    #[test]
+    fn an_even_match_rates_at_the_opponent_with_a_shrinking_interval() {
+        let few = result("a", 5, 2, 5);
+        let many = result("a", 50, 20, 50);
+        let (rating, half) = rate_against(&[(300.0, &few)]);
+        assert!((rating - 300.0).abs() < 1e-6);
+        let (rating_many, half_many) = rate_against(&[(300.0, &many)]);
+        assert!((rating_many - 300.0).abs() < 1e-6);
+        assert!(half_many < half / 2.0, "{half_many} vs {half}");
+        // 3 wins in 4 against a 0-rated player: about 190 Elo (a virtual draw pulls it in).
+        let won = result("b", 3, 0, 1);
+        let (rating, _) = rate_against(&[(0.0, &won)]);
+        let expected_elo = 400.0 * (3.5f64 / 1.5).log10();
+        assert!(
+            (rating - expected_elo).abs() < 1e-6,
+            "{rating} vs {expected_elo}"
+        );
+    }
 }
