@@ -378,7 +378,8 @@ mod tests {
         }
     }
 
-    /// The rating where the expected score, virtual draws included, equals the real one.
+    /// The real score minus the expected one at `rating`, virtual draws included: zero at the
+    /// fitted rating.
     fn score_gap(rating: f64, opponents: &[(f64, &MatchResult)]) -> f64 {
         opponents
             .iter()
@@ -427,7 +428,7 @@ mod tests {
         let (rating_many, half_many) = rate_against(&[(300.0, &many)]);
         assert!((rating_many - 300.0).abs() < 1e-6);
         assert!(half_many < half / 2.0, "{half_many} vs {half}");
-        // 3 wins in 4 against a 0-rated player: about 190 Elo (a virtual draw pulls it in).
+        // 3 wins in 4 against a 0-rated player: 3.5 of 5 with the virtual draw, about 147 Elo.
         let won = result("b", 3, 0, 1);
         let (rating, _) = rate_against(&[(0.0, &won)]);
         let expected_elo = 400.0 * (3.5f64 / 1.5).log10();
