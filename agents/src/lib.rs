@@ -2,7 +2,7 @@
 //!
 //! Players for the sowing games, built on `sowing-env`: the [`Agent`] trait, the search
 //! baselines (random, greedy, alpha-beta, MCTS), agent specs ([`from_spec`]), the [`Evaluator`]
-//! trait that lets a network replace random rollouts, and the [`arena`] that plays them against
+//! trait that lets a network replace random rollouts, an exact endgame [`Solver`], and the [`arena`] that plays them against
 //! each other.
 
 mod agent;
@@ -15,6 +15,7 @@ mod greedy;
 mod hash;
 mod mcts;
 mod random;
+mod solver;
 mod spec;
 pub mod stats;
 
@@ -24,4 +25,5 @@ pub use evaluator::{Evaluation, Evaluator, Rollout};
 pub use greedy::Greedy;
 pub use mcts::{EXPLORATION, MAX_SIMULATIONS, Mcts, MctsInfo};
 pub use random::RandomAgent;
+pub use solver::{Proof, Solver};
 pub use spec::{Budget, FORMS, MAX_TIME, SpecError, from_spec, parse_budget};
