@@ -10,6 +10,7 @@ mod plot;
 mod random;
 mod replay;
 mod select;
+mod solve;
 #[cfg(feature = "torch")]
 mod train;
 mod variants;
@@ -39,6 +40,8 @@ enum Command {
     Arena(arena::Args),
     /// Play a game in the terminal against an agent.
     Play(play::Args),
+    /// Prove who wins a position by exact search: a forced win and its first move, or lost moves.
+    Solve(solve::Args),
     /// Compare variants: game shape, balance, skill depth, search sensitivity, learnability.
     Compare(compare::Args),
     /// Train a policy-value network by self-play (AlphaZero-style PUCT, tch).
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         #[cfg(feature = "torch")]
         Command::Train(args) => train::run(*args),
         Command::Compare(args) => compare::run(args),
+        Command::Solve(args) => solve::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,5 +1,6 @@
 //! The `sowing` command as a user runs it: `replay` (moves, records, rules files, illegal moves
-//! and their exit code), `random --json`, `bench --json`, `variants`, and output into a closed pipe.
+//! and their exit code), `solve`, `random --json`, `bench --json`, `variants`, and output into a
+//! closed pipe.
 
 use serde_json::Value;
 use sowing_env::{GameRecord, Outcome, Player, Rules};
@@ -74,6 +75,48 @@ fn replay_stops_at_an_illegal_move_with_a_failure_code() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn solve_proves_a_win_or_says_how_far_it_looked() {
+    let won = "2,0,3,3,5,0,2,1,0,0,2,0,1,2";
+    let o = sowing(&["solve", "--variant", "en-dodoi-6", "--moves", won]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("ply 14: South to move"), "{out}");
+    assert!(
+        out.contains("South to move forces a win within 21 plies, starting with action 2"),
+        "{out}"
+    );
+
+    let o = sowing(&[
+        "solve",
+        "--variant",
+        "en-dodoi-6",
+        "--moves",
+        "2,0",
+        "--nodes",
+        "5000",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("South to move has no forced win within"),
+        "{out}"
+    );
+    assert!(out.contains("the budget ran out"), "{out}");
+
+    let o = sowing(&["solve", "--variant", "en-dodoi-6", "--moves", "0,0,0,0"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("move 4 (North, action 0)") && err.contains("its hole is empty"),
+        "{err}"
+    );
+
+    let o = sowing(&["solve", "--variant", "en-dodoi-6", "--depth", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("1..=999"), "{}", stderr(&o));
 }
 
 #[test]
