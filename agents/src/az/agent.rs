@@ -1,18 +1,35 @@
-//! The trained network as an [`Agent`]: the spec `az:PATH` or `az:PATH:SIMS`, where `PATH` is a
-//! run directory (its newest checkpoint) or one `iter-NNNNNN` checkpoint folder, and `SIMS` the
-//! PUCT simulations per move (default: those the run trained with). It plays the most visited
-//! move, without noise.
+//! The trained network as an [`Agent`]: the spec `az:PATH`, `az:PATH:SIMS` or
+//! `az:PATH[:SIMS]:solver=NODES`, where `PATH` is a run directory (its newest checkpoint) or one
+//! `iter-NNNNNN` checkpoint folder, `SIMS` the PUCT simulations per move (default: those the run
+//! trained with) and `NODES` the endgame solver's budget per move (default [`SOLVER_NODES`], 0
+//! turns it off). It plays the most visited move, without noise.
+//!
+//! In the endgame (at most [`SOLVER_SEEDS`] seeds on the board) the [`Solver`] searches to the
+//! end first: a proven win is played at once, and moves proven to lose are never chosen while
+//! another move is not proven to. The network misjudges some of these positions, where one
+//! seed more or less changes where every relay ends; of 74 games a 10-minute network lost to
+//! mcts:1000 from random openings, an exact search found 5 lost by a move in the last 6 to 14
+//! seeds, while another move still held.
 
 use crate::agent::Agent;
 use crate::az::checkpoint::{self, CheckpointError};
 use crate::az::network::PolicyValueNet;
 use crate::az::puct::{BatchSearch, PuctConfig};
 use crate::az::trainer::{TrainMeta, load_weights};
+use crate::solver::Solver;
 use crate::spec::SpecError;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{Rules, State};
 use std::path::Path;
 use tch::{Device, nn};
+
+/// The endgame solver's default budget per move, in positions.
+pub const SOLVER_NODES: u64 = 200_000;
+
+/// The solver runs when at most this many seeds are on the board. With [`SOLVER_NODES`] it proves
+/// a win or a lost move in 92% of en-dodoi-6 positions with 8 to 15 seeds left, 40% with 16 to
+/// 23, 13% with 24 to 31 and none with more; above, it would only cost time.
+pub const SOLVER_SEEDS: u32 = 24;
 
 /// A network loaded from a checkpoint, with its metadata.
 #[derive(Debug)]
@@ -43,7 +60,12 @@ pub struct AzAgent {
     config: PuctConfig,
     search: BatchSearch,
     eval_rng: ChaCha8Rng,
+    solver: Solver,
+    solver_nodes: u64,
 }
+
+/// The solver's table: 2^18 slots, 4 MiB, kept through a game (its proofs stay true).
+const SOLVER_TABLE_BITS: u32 = 18;
 
 impl AzAgent {
     /// The agent of checkpoint `path`, searching `simulations` per move (default: the run's).
@@ -66,7 +88,18 @@ impl AzAgent {
             config,
             search: BatchSearch::new(),
             eval_rng: rand::SeedableRng::seed_from_u64(0),
+            solver: Solver::new(SOLVER_TABLE_BITS),
+            solver_nodes: SOLVER_NODES,
         })
+    }
+
+    /// The same agent with an endgame solver budget of `nodes` positions per move (0: none).
+    pub fn with_solver(mut self, nodes: u64) -> AzAgent {
+        self.solver_nodes = nodes;
+        if nodes != SOLVER_NODES {
+            self.name = format!("{}:solver={nodes}", self.name);
+        }
+        self
     }
 
     /// The rules the network was trained on; it plays only games with as many holes.
@@ -82,6 +115,7 @@ impl Agent for AzAgent {
 
     fn new_game(&mut self) {
         self.search.clear();
+        self.solver.clear();
     }
 
     fn can_play(&self, rules: &Rules) -> Result<(), String> {
@@ -99,6 +133,15 @@ impl Agent for AzAgent {
     fn choose(&mut self, state: &State, rng: &mut ChaCha8Rng) -> usize {
         // Callers check `can_play` before a game; a state of another size is a caller's bug.
         debug_assert!(self.can_play(state.rules()).is_ok());
+        let mut losing = 0u16;
+        let on_board = state.board().sum(0, 2 * state.holes());
+        if self.solver_nodes > 0 && on_board <= SOLVER_SEEDS {
+            let proof = self.solver.prove(state, self.solver_nodes, SOLVER_DEPTH);
+            if let Some((a, _)) = proof.winning {
+                return a;
+            }
+            losing = proof.losing;
+        }
         let mut noise = [rng.clone()];
         // The tree is kept from move to move: the part below this position grew while the last
         // move was searched.
@@ -110,12 +153,36 @@ impl Agent for AzAgent {
             &mut noise,
             &mut self.eval_rng,
         );
-        result[0].best_action()
+        // Every move proven lost leaves `best_action_among` the best of all: nothing is spared.
+        result[0].best_action_among(!losing)
     }
 }
 
-/// The agent of the spec argument after `az:`: `PATH` or `PATH:SIMS`.
+/// The deepest the solver searches, in plies: far beyond any endgame its budget can prove.
+const SOLVER_DEPTH: u32 = 999;
+
+/// The largest solver budget a spec accepts, per move.
+pub const MAX_SOLVER_NODES: u64 = 1_000_000_000;
+
+/// The agent of the spec argument after `az:`: `PATH`, `PATH:SIMS`, `PATH:solver=NODES` or
+/// `PATH:SIMS:solver=NODES`.
 pub fn from_spec_arg(spec: &str, arg: &str) -> Result<AzAgent, SpecError> {
+    let (arg, solver) = match arg.rsplit_once(':') {
+        Some((rest, option)) if option.starts_with("solver=") => {
+            let nodes = option["solver=".len()..]
+                .parse::<u64>()
+                .ok()
+                .filter(|&n| n <= MAX_SOLVER_NODES)
+                .ok_or_else(|| {
+                    SpecError::new(
+                        spec,
+                        format!("solver= takes a number of positions, 0 to {MAX_SOLVER_NODES}"),
+                    )
+                })?;
+            (rest, nodes)
+        }
+        _ => (arg, SOLVER_NODES),
+    };
     let (path, sims) = match arg.rsplit_once(':') {
         Some((path, sims)) if !sims.is_empty() && sims.bytes().all(|b| b.is_ascii_digit()) => {
             let sims: u32 = sims
@@ -133,5 +200,7 @@ pub fn from_spec_arg(spec: &str, arg: &str) -> Result<AzAgent, SpecError> {
             "az needs a checkpoint path after the colon",
         ));
     }
-    AzAgent::load(Path::new(path), sims).map_err(|e| SpecError::new(spec, e.to_string()))
+    let agent =
+        AzAgent::load(Path::new(path), sims).map_err(|e| SpecError::new(spec, e.to_string()))?;
+    Ok(agent.with_solver(solver))
 }

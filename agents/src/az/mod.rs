@@ -6,7 +6,7 @@
 //! - [`trainer`]: the run's `Args` and one training iteration, start and resume.
 //! - [`checkpoint`]: the on-disk layout, written atomically and checked when read.
 //! - [`evaluate`]: games against the baselines and Elo ratings.
-//! - [`agent`]: a trained network as the agent `az:PATH[:SIMS]`.
+//! - [`agent`]: a trained network as the agent `az:PATH[:SIMS][:solver=NODES]`.
 
 pub mod adam;
 pub mod agent;
@@ -17,7 +17,7 @@ pub mod puct;
 pub mod replay;
 pub mod trainer;
 
-pub use agent::{AzAgent, load_checkpoint};
+pub use agent::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS, load_checkpoint};
 pub use network::{NetConfig, PolicyValueNet};
 pub use puct::{BatchSearch, PuctConfig, SearchResult};
 pub use trainer::{Args, IterationMetrics, Progress, TrainError, Trainer};

@@ -55,8 +55,19 @@ pub struct SearchResult {
 impl SearchResult {
     /// The most visited legal action; equal visits go to the higher prior, then the lower action.
     pub fn best_action(&self) -> usize {
+        self.best_action_among(self.legal)
+    }
+
+    /// The most visited of the legal actions whose bit is set in `allowed` (ties as in
+    /// [`SearchResult::best_action`]); the best legal action when none is allowed.
+    pub fn best_action_among(&self, allowed: u16) -> usize {
+        let allowed = if self.legal & allowed == 0 {
+            self.legal
+        } else {
+            self.legal & allowed
+        };
         let mut best: Option<usize> = None;
-        for a in (0..MAX_HOLES).filter(|&a| self.legal >> a & 1 == 1) {
+        for a in (0..MAX_HOLES).filter(|&a| allowed >> a & 1 == 1) {
             let better = best.is_none_or(|b| {
                 (self.visits[a], self.priors[a]) > (self.visits[b], self.priors[b])
             });
