@@ -6,6 +6,7 @@
 mod agents;
 mod error;
 mod rules;
+mod solver;
 mod state;
 mod vec;
 
@@ -18,7 +19,9 @@ fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<state::PyState>()?;
     m.add_class::<vec::PySelfPlayVec>()?;
     m.add_class::<agents::PyAgent>()?;
+    m.add_class::<solver::PyProof>()?;
     m.add_function(wrap_pyfunction!(agents::agent_forms, m)?)?;
+    m.add_function(wrap_pyfunction!(solver::solve, m)?)?;
     m.add_function(wrap_pyfunction!(rules::variants, m)?)?;
     m.add_function(wrap_pyfunction!(rules::variant_source, m)?)?;
     m.add(

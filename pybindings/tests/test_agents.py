@@ -99,3 +99,51 @@ def test_gil_released_while_searching():
     assert time.perf_counter() - start >= 0.3
     # With the GIL held by the search, this thread could not have run during it.
     assert ticks >= 50
+
+
+# South to move at ply 14 of an en-dodoi-6 game; `sowing solve` proves a win within 21 plies.
+WON_AT_PLY_14 = [2, 0, 3, 3, 5, 0, 2, 1, 0, 0, 2, 0, 1, 2]
+
+
+def test_solve_proves_a_win_and_the_loss_it_leaves():
+    state = State.initial("en-dodoi-6")
+    for a in WON_AT_PLY_14:
+        state = state.play(a)
+    proof = sowing.agents.solve(state, nodes=5_000_000)
+    assert isinstance(proof, sowing.agents.Proof)
+    assert (proof.winning_action, proof.win_within) == (2, 21)
+    assert not proof.lost and proof.depth == 21 and proof.nodes > 0
+    # After the winning move every North move loses.
+    reply = sowing.agents.solve(state.play(2), nodes=20_000_000)
+    assert reply.winning_action is None and reply.lost
+    assert reply.losing_actions == state.play(2).legal_moves()
+    assert "winning_action=None" in repr(reply) and "lost=True" in repr(reply)
+
+
+def test_solve_within_a_small_budget_says_how_far_it_got():
+    proof = sowing.agents.solve(State.initial("en-dodoi-6"), nodes=1000)
+    assert proof.winning_action is None and proof.win_within is None
+    assert proof.losing_actions == [] and not proof.lost
+    assert proof.nodes <= 1001 and proof.depth < 61
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"nodes": 0}, "nodes must be a positive number of positions, got 0"),
+        ({"depth": 1000}, "depth must be 1 to 999 plies, got 1000"),
+        ({"table_bits": 5}, "table_bits must be 10 to 30"),
+    ],
+)
+def test_solve_refuses_bad_budgets(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        sowing.agents.solve(State.initial("en-dodoi-6"), **kwargs)
+
+
+def test_solve_on_a_finished_game():
+    state = State.initial("en-dodoi-6")
+    rng = np.random.default_rng(3)
+    while not state.is_over():
+        state = state.play(int(rng.choice(state.legal_moves())))
+    with pytest.raises(GameOverError, match="nothing left to solve"):
+        sowing.agents.solve(state)

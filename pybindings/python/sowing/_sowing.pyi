@@ -171,3 +171,29 @@ class Agent:
     def new_game(self) -> None: ...
     @property
     def name(self) -> str: ...
+
+@final
+class Proof:
+    """What ``solve`` proved about a position, for the player to move."""
+
+    @property
+    def winning_action(self) -> int | None:
+        """An action that forces a win, or None when none was found within the budget."""
+    @property
+    def win_within(self) -> int | None:
+        """The plies within which ``winning_action`` wins (it included)."""
+    @property
+    def losing_actions(self) -> list[int]:
+        """The actions proven to lose: after each, the opponent forces a win."""
+    @property
+    def lost(self) -> bool:
+        """True when every legal action is proven to lose."""
+    @property
+    def depth(self) -> int:
+        """The deepest search completed, in plies."""
+    @property
+    def nodes(self) -> int:
+        """Positions made."""
+
+def solve(state: State, nodes: int = 1_000_000, depth: int = 61, table_bits: int = 20) -> Proof:
+    """Prove by exact search what ``state`` is worth to the player to move (GIL released)."""

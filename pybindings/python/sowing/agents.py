@@ -7,13 +7,17 @@ agents by keyword. ``agent.choose(state)`` returns a legal action; the search ru
 the GIL released. Each agent has its own seeded random stream (``seed`` argument, ``seed()``
 method): with a count budget the same seed gives the same moves. Every agent is usable as the
 ``opponent`` of ``gymnasium.make("sowing/...")``, which reseeds it at each reset.
+
+``solve(state, nodes=1_000_000)`` proves by exact search what a position is worth under best
+play: a ``Proof`` with a winning action (and within how many plies it wins), or the actions
+proven to lose, as far as the budget of positions reaches.
 """
 
 from __future__ import annotations
 
-from ._sowing import Agent, agent_forms
+from ._sowing import Agent, Proof, agent_forms, solve
 
-__all__ = ["MCTS", "Agent", "AlphaBeta", "Greedy", "Random", "forms", "from_spec"]
+__all__ = ["MCTS", "Agent", "AlphaBeta", "Greedy", "Proof", "Random", "forms", "from_spec", "solve"]
 
 
 def forms() -> list[str]:
