@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, clap::Args)]
 pub struct VariantArgs {
     /// Preset to play (see `sowing variants`), or `all` for every preset where the command
-    /// takes several. Default: `en-dodoi-8` for `replay`, `all` for `random` and `bench`.
+    /// takes several. Default: `en-dodoi-8` (`en-dodoi-6` for `solve`), `all` for `random` and
+    /// `bench`.
     #[arg(long)]
     pub variant: Option<String>,
     /// Rules file to play instead of a preset: JSON, or TOML when its name ends in `.toml`.
