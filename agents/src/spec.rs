@@ -18,6 +18,8 @@ pub const FORMS: &[&str] = &[
     "alphabeta:TIME (e.g. alphabeta:500ms or alphabeta:2s, per move)",
     "mcts:SIMULATIONS (e.g. mcts:1000, 1 to 10000000)",
     "mcts:TIME (e.g. mcts:200ms or mcts:1s, per move)",
+    #[cfg(feature = "torch")]
+    "az:PATH, az:PATH:SIMS, az:PATH[:SIMS]:solver=NODES (a trained network)",
 ];
 
 /// How much a search may do per move: a count (depth for alpha-beta, simulations for MCTS) or a
@@ -108,6 +110,11 @@ pub fn from_spec(spec: &str) -> Result<Box<dyn Agent>, SpecError> {
         }
         #[cfg(feature = "torch")]
         ("az", Some(arg)) => Ok(Box::new(crate::az::agent::from_spec_arg(spec, arg)?)),
+        #[cfg(feature = "torch")]
+        ("az", None) => Err(SpecError::new(
+            spec,
+            "az needs a checkpoint path after the colon",
+        )),
         ("alphabeta" | "mcts", None) => Err(SpecError::new(
             spec,
             format!("{kind} needs a budget after a colon, a count or a time"),

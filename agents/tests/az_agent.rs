@@ -115,3 +115,20 @@ fn a_bad_solver_budget_is_refused_with_the_allowed_range() {
         );
     }
 }
+
+#[test]
+fn spec_errors_list_the_az_forms() {
+    let message = |spec: &str| match from_spec(spec) {
+        Ok(_) => panic!("{spec} must be refused"),
+        Err(e) => e.to_string(),
+    };
+    for spec in ["wizard", "az", "az:"] {
+        let msg = message(spec);
+        assert!(msg.contains("az:PATH[:SIMS]:solver=NODES"), "{msg}");
+    }
+    let msg = message("az");
+    assert!(
+        msg.contains("az needs a checkpoint path after the colon"),
+        "{msg}"
+    );
+}
