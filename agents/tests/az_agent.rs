@@ -2,73 +2,24 @@
 //! lose while another is not proven to; `solver=0` turns it off, and bad budgets are refused.
 #![cfg(feature = "torch")]
 
-use clap::Parser;
+mod common;
+
+use common::{endgames, tiny_args};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::az::{Args, SOLVER_NODES, Trainer};
+use sowing_agents::az::{SOLVER_NODES, Trainer};
 use sowing_agents::{Solver, from_spec};
-use sowing_env::{Rules, State, random_action};
 use std::path::PathBuf;
-
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    args: Args,
-}
 
 /// A run directory with one tiny iteration: a network that plays legal moves, and little else.
 fn tiny_run() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sowing-azagent-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let cli = Cli::parse_from([
-        "train",
-        "--variant",
-        "en-dodoi-6",
-        "--iterations",
-        "1",
-        "--out",
-        dir.to_str().unwrap(),
-        "--hidden",
-        "8",
-        "--blocks",
-        "1",
-        "--simulations",
-        "4",
-        "--games-per-iteration",
-        "2",
-        "--batch-size",
-        "16",
-        "--replay-capacity",
-        "500",
-        "--eval-games",
-        "0",
-        "--threads",
-        "1",
-    ]);
-    Trainer::new(cli.args)
+    Trainer::new(tiny_args(&dir))
         .unwrap()
         .iterate(&mut |_| {})
         .unwrap();
     dir
-}
-
-/// Positions of random games once 10 to 20 seeds are left on the board.
-fn endgames(count: usize) -> Vec<State> {
-    let rules = Rules::preset("en-dodoi-6").unwrap();
-    let mut rng = ChaCha8Rng::seed_from_u64(4);
-    let mut found = Vec::new();
-    while found.len() < count {
-        let mut s = State::initial(&rules);
-        while let Some(a) = random_action(&s, &mut rng) {
-            s = s.play_unchecked(a);
-            let on_board: u32 = s.cells().iter().map(|&c| u32::from(c)).sum();
-            if (10..=20).contains(&on_board) && !s.is_over() {
-                found.push(s);
-                break;
-            }
-        }
-    }
-    found
 }
 
 #[test]
@@ -79,7 +30,7 @@ fn the_solver_plays_proven_wins_and_spares_proven_losses() {
     assert_eq!(without.name(), format!("az:{}:4:solver=0", dir.display()));
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     let (mut wins, mut spared, mut missed_without) = (0, 0, 0);
-    for s in endgames(150) {
+    for s in endgames("en-dodoi-6", 10..=20, 150, 4) {
         let proof = Solver::new(18).prove(&s, SOLVER_NODES, 999);
         with.new_game();
         without.new_game();

@@ -1,54 +1,21 @@
 //! Damaged and mismatched checkpoints are refused with messages that say what is wrong.
 #![cfg(feature = "torch")]
 
-use clap::Parser;
+mod common;
+
+use common::tiny_args;
 use sowing_agents::arena::ArenaConfig;
 use sowing_agents::az::checkpoint::{self, WEIGHTS};
-use sowing_agents::az::{Args, Trainer, load_checkpoint};
+use sowing_agents::az::{Trainer, load_checkpoint};
 use sowing_agents::from_spec;
 use sowing_env::Rules;
-use std::path::{Path, PathBuf};
-
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    args: Args,
-}
-
-fn tiny(out: &Path) -> Args {
-    Cli::parse_from([
-        "train",
-        "--variant",
-        "en-dodoi-6",
-        "--iterations",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-        "--hidden",
-        "8",
-        "--blocks",
-        "1",
-        "--simulations",
-        "4",
-        "--games-per-iteration",
-        "2",
-        "--batch-size",
-        "16",
-        "--replay-capacity",
-        "500",
-        "--eval-games",
-        "0",
-        "--threads",
-        "1",
-    ])
-    .args
-}
+use std::path::PathBuf;
 
 /// A run directory with one finished iteration.
 fn one_iteration(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sowing-azck-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let mut trainer = Trainer::new(tiny(&dir)).unwrap();
+    let mut trainer = Trainer::new(tiny_args(&dir)).unwrap();
     trainer.iterate(&mut |_| {}).unwrap();
     dir
 }
@@ -93,7 +60,7 @@ fn altered_metadata_is_refused() {
 #[test]
 fn resuming_on_another_variant_is_refused() {
     let dir = one_iteration("variant");
-    let mut budget = tiny(&dir);
+    let mut budget = tiny_args(&dir);
     budget.variant = Some("en-dodoi-8".to_string());
     budget.iterations = Some(2);
     let msg = error_text(Trainer::resume(&dir, &budget));
@@ -107,7 +74,7 @@ fn resuming_on_another_variant_is_refused() {
 #[test]
 fn a_new_run_does_not_overwrite_an_old_one() {
     let dir = one_iteration("overwrite");
-    let msg = error_text(Trainer::new(tiny(&dir)));
+    let msg = error_text(Trainer::new(tiny_args(&dir)));
     assert!(
         msg.contains("already holds a run") && msg.contains("--resume"),
         "{msg}"

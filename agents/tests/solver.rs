@@ -1,6 +1,9 @@
 //! The endgame solver: every proof it gives agrees with brute force (every line played out, no
 //! table), and given the budget it finds every win and every lost move within its depth.
 
+mod common;
+
+use common::endgames;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::Solver;
@@ -54,25 +57,6 @@ fn move_loses_within(child: &State, mover: Player, depth: u32) -> bool {
     }
 }
 
-/// Positions from random games once at most `seeds` seeds are left on the board.
-fn endgames(variant: &str, seeds: u32, count: usize, seed: u64) -> Vec<State> {
-    let rules = Rules::preset(variant).expect("a preset");
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut found = Vec::new();
-    while found.len() < count {
-        let mut s = State::initial(&rules);
-        while let Some(a) = random_action(&s, &mut rng) {
-            s = s.play_unchecked(a);
-            let on_board: u32 = s.cells().iter().map(|&c| u32::from(c)).sum();
-            if on_board <= seeds && !s.is_over() {
-                found.push(s);
-                break;
-            }
-        }
-    }
-    found
-}
-
 #[test]
 fn a_win_in_one_is_found_and_its_length_given() {
     // South's only move sows hole 4's seed into hole 5, empty, facing hole 6's 3 seeds: 4 taken,
@@ -103,7 +87,7 @@ fn proofs_agree_with_brute_force_and_miss_nothing_within_their_depth() {
     let (mut wins, mut lost_moves, mut lost_positions) = (0, 0, 0);
     for variant in ["en-dodoi-6", "sadeqa-iii", "cross-endodoi"] {
         let mut solver = Solver::new(16);
-        for s in endgames(variant, 12, 150, 3) {
+        for s in endgames(variant, 0..=12, 150, 3) {
             let me = s.to_move();
             let proof = solver.prove(&s, u64::MAX, DEPTH);
             assert!(proof.depth <= DEPTH);
@@ -141,7 +125,7 @@ fn proofs_agree_with_brute_force_and_miss_nothing_within_their_depth() {
 fn a_small_budget_proves_less_but_never_wrongly() {
     let mut solver = Solver::new(12);
     let mut proved = 0;
-    for s in endgames("en-dodoi-8", 16, 60, 5) {
+    for s in endgames("en-dodoi-8", 0..=16, 60, 5) {
         let me = s.to_move();
         solver.clear();
         let proof = solver.prove(&s, 300, 99);

@@ -1,0 +1,65 @@
+//! Helpers shared by several test files: endgame positions of random games and, with the torch
+//! feature, the arguments of a tiny training run. Each test file uses only some of them.
+#![allow(dead_code)]
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use sowing_env::{Rules, State, random_action};
+use std::ops::RangeInclusive;
+
+/// `count` positions of random games of `variant` (stream `seed`), each the first of its game with
+/// a number of seeds on the board in `seeds` and the game not over.
+pub fn endgames(variant: &str, seeds: RangeInclusive<u32>, count: usize, seed: u64) -> Vec<State> {
+    let rules = Rules::preset(variant).expect("a preset");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut found = Vec::new();
+    while found.len() < count {
+        let mut s = State::initial(&rules);
+        while let Some(a) = random_action(&s, &mut rng) {
+            s = s.play_unchecked(a);
+            if seeds.contains(&s.board().sum(0, 2 * s.holes())) && !s.is_over() {
+                found.push(s);
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// The arguments of a tiny one-iteration run on en-dodoi-6 into `out`: a network that plays legal
+/// moves in seconds, and little else.
+#[cfg(feature = "torch")]
+pub fn tiny_args(out: &std::path::Path) -> sowing_agents::az::Args {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: sowing_agents::az::Args,
+    }
+    Cli::parse_from([
+        "train",
+        "--variant",
+        "en-dodoi-6",
+        "--iterations",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--hidden",
+        "8",
+        "--blocks",
+        "1",
+        "--simulations",
+        "4",
+        "--games-per-iteration",
+        "2",
+        "--batch-size",
+        "16",
+        "--replay-capacity",
+        "500",
+        "--eval-games",
+        "0",
+        "--threads",
+        "1",
+    ])
+    .args
+}
