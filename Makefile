@@ -50,14 +50,12 @@ demo: build
 	rm -rf $(DEMO_RUN)
 	./target/release/sowing train --variant en-dodoi-6 --minutes 10 --seed 0 --eval-every 10 \
 		--out $(DEMO_RUN)
-	./target/release/sowing arena --variant en-dodoi-6 --games 200 --seed 1 \
-		--agents az:$(DEMO_RUN):64,greedy,mcts:1000 --csv $(DEMO_RUN)/arena.csv
-	./target/release/sowing arena --variant en-dodoi-6 --games 200 --seed 1 --opening 2 \
-		--agents az:$(DEMO_RUN):64,greedy,mcts:1000 --csv $(DEMO_RUN)/arena-opening-2.csv
-	./target/release/sowing arena --variant en-dodoi-6 --games 200 --seed 1 --opening 4 \
-		--agents az:$(DEMO_RUN):64,greedy,mcts:1000 --csv $(DEMO_RUN)/arena-opening-4.csv
-	@echo "report: $(DEMO_RUN)/metrics.csv; matches: $(DEMO_RUN)/arena.csv (from the start)," \
-		"arena-opening-2.csv, arena-opening-4.csv"
+	for k in 0 2 4; do \
+		./target/release/sowing arena --variant en-dodoi-6 --games 200 --seed 1 --opening $$k \
+			--agents az:$(DEMO_RUN):64,greedy,mcts:1000 --csv $(DEMO_RUN)/arena-opening-$$k.csv \
+			|| exit 1; \
+	done
+	@echo "report: $(DEMO_RUN)/metrics.csv; matches: $(DEMO_RUN)/arena-opening-K.csv (K = 0, 2, 4)"
 	@echo "plots:  $(DEMO_RUN)/learning-curve.png (.svg), $(DEMO_RUN)/win-rates.png (.svg)"
 	./target/release/sowing compare --variants all --budget 60s --seed 0 --out runs/demo-compare
 
