@@ -2,20 +2,22 @@
 //! large batch on several cores spawns nothing and allocates nothing per step.
 //!
 //! `run(chunks, f)` calls `f(0)`, ..., `f(chunks - 1)`, each once, and returns when all have
-//! returned. The chunks are not split in advance: the caller and the workers claim them one at a
-//! time from a shared counter, so a thread that the system has descheduled (another process is
-//! busy on its core) simply claims fewer, and the caller, which claims too, never waits for a
-//! share that nobody has started. It waits only for chunks already under way, spinning briefly
-//! and then sleeping, which hands its core to the thread it waits for. Idle workers spin only
-//! briefly for the next task, then sleep: on a busy machine a spinning thread takes the core
-//! from the work. A panic in any chunk is raised again in the caller once every chunk is done.
+//! returned. Each thread (the caller is one) has a run of chunks of its own, which it claims one
+//! at a time from the front, so that it walks through memory in order; a thread that has
+//! finished its own run claims chunks of the others' the same way. So a thread that the system
+//! has descheduled (another process is busy on its core) simply claims fewer, and the caller
+//! never waits for a share that nobody has started: it waits only for chunks already under way,
+//! spinning briefly and then sleeping, which hands its core to the thread it waits for. Idle
+//! workers spin only briefly for the next task, then sleep: on a busy machine a spinning thread
+//! takes the core from the work. A panic in any chunk is raised again in the caller once every
+//! chunk is done.
 //!
 //! Workers do not survive `fork`: a child process has only the thread that forked. A pool used
 //! in a process other than the one that started it leaves the old workers' state alone (they may
 //! have held its lock) and starts new workers.
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
@@ -64,11 +66,18 @@ struct Job {
     shutdown: bool,
 }
 
+/// A claim counter on a cache line of its own, so that a thread claiming from its own run does
+/// not disturb the others'.
+#[repr(align(64))]
+struct Run(AtomicU64);
+
 struct Shared {
-    /// The generation of the current task (high 32 bits) and the next chunk to claim (low 32).
-    /// A claim is a compare-and-swap on both, so a worker that read an older task can never
-    /// claim a chunk of a newer one.
-    claim: AtomicU64,
+    /// The generation of the current task: workers wait for it to change.
+    generation: AtomicU32,
+    /// Per thread, its run of chunks: the generation (high 32 bits) and the next chunk to claim
+    /// (low 32). A claim is a compare-and-swap on both, so a worker that read an older task can
+    /// never claim a chunk of a newer one.
+    runs: Box<[Run]>,
     /// Chunks of the current task that have returned.
     finished: AtomicUsize,
     job: Mutex<Job>,
@@ -82,30 +91,47 @@ impl Shared {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Claim and run chunks of generation `generation` until none is left; a panic is kept for
-    /// the caller. Whoever finishes the last chunk wakes the caller.
-    fn work(&self, generation: u32, task: TaskPtr, chunks: u32, caller: &Thread) {
+    /// The chunks `start..end` of thread `k`'s run, out of `chunks`.
+    fn bounds(&self, k: usize, chunks: u32) -> (u32, u32) {
+        let threads = self.runs.len() as u64;
+        let at = |k: usize| (k as u64 * chunks as u64 / threads) as u32;
+        (at(k), at(k + 1))
+    }
+
+    /// The next chunk of run `k` in generation `generation`, if one is left.
+    fn claim(&self, k: usize, generation: u32, end: u32) -> Option<u32> {
+        let run = &self.runs[k].0;
+        let mut word = run.load(Ordering::Acquire);
         loop {
-            let word = self.claim.load(Ordering::Acquire);
             let (g, next) = ((word >> 32) as u32, word as u32);
-            if g != generation || next >= chunks {
-                return;
+            if g != generation || next >= end {
+                return None;
             }
-            if self
-                .claim
-                .compare_exchange_weak(word, word + 1, Ordering::AcqRel, Ordering::Acquire)
-                .is_err()
-            {
-                continue;
+            match run.compare_exchange_weak(word, word + 1, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Some(next),
+                Err(now) => word = now,
             }
-            // SAFETY: chunk `next` of this generation is claimed and not yet finished, so `run`
-            // is still waiting and the task is alive.
-            let result = catch_unwind(AssertUnwindSafe(|| unsafe { (*task.0)(next as usize) }));
-            if let Err(p) = result {
-                self.job().panic.get_or_insert(p);
-            }
-            if self.finished.fetch_add(1, Ordering::AcqRel) + 1 == chunks as usize {
-                caller.unpark();
+        }
+    }
+
+    /// As thread `me`: claim and run chunks of generation `generation`, its own run first, then
+    /// the others', until none is left. A panic is kept for the caller; whoever finishes the last
+    /// chunk wakes the caller.
+    fn work(&self, me: usize, generation: u32, task: TaskPtr, chunks: u32, caller: &Thread) {
+        let threads = self.runs.len();
+        for k in (me..threads).chain(0..me) {
+            let end = self.bounds(k, chunks).1;
+            while let Some(chunk) = self.claim(k, generation, end) {
+                // SAFETY: the chunk is claimed in this generation and not yet finished, so
+                // `run` is still waiting and the task is alive.
+                let result =
+                    catch_unwind(AssertUnwindSafe(|| unsafe { (*task.0)(chunk as usize) }));
+                if let Err(p) = result {
+                    self.job().panic.get_or_insert(p);
+                }
+                if self.finished.fetch_add(1, Ordering::AcqRel) + 1 == chunks as usize {
+                    caller.unpark();
+                }
             }
         }
     }
@@ -122,7 +148,8 @@ struct Crew {
 impl Crew {
     fn start(workers: usize) -> Crew {
         let shared = Arc::new(Shared {
-            claim: AtomicU64::new(0),
+            generation: AtomicU32::new(0),
+            runs: (0..=workers).map(|_| Run(AtomicU64::new(0))).collect(),
             finished: AtomicUsize::new(0),
             job: Mutex::new(Job {
                 generation: 0,
@@ -138,7 +165,7 @@ impl Crew {
                 let shared = Arc::clone(&shared);
                 std::thread::Builder::new()
                     .name(format!("sowing-vec-{k}"))
-                    .spawn(move || worker(&shared))
+                    .spawn(move || worker(&shared, k))
                     .expect("spawn a VecEnv worker thread")
             })
             .collect();
@@ -160,7 +187,7 @@ impl Drop for Crew {
     fn drop(&mut self) {
         self.shared.job().shutdown = true;
         // Bumped so that a spinning worker stops spinning and sees the shutdown.
-        self.shared.claim.fetch_add(1 << 32, Ordering::AcqRel);
+        self.shared.generation.fetch_add(1, Ordering::AcqRel);
         self.wake();
         for w in self.workers.drain(..) {
             let _ = w.join();
@@ -221,13 +248,16 @@ impl Pool {
             job.chunks = chunks;
             job.caller = Some(caller.clone());
             shared.finished.store(0, Ordering::Release);
-            shared
-                .claim
-                .store((job.generation as u64) << 32, Ordering::Release);
+            for (k, run) in shared.runs.iter().enumerate() {
+                let start = shared.bounds(k, chunks).0;
+                let word = (job.generation as u64) << 32 | start as u64;
+                run.0.store(word, Ordering::Release);
+            }
+            shared.generation.store(job.generation, Ordering::Release);
             job.generation
         };
         crew.wake();
-        shared.work(generation, task, chunks, &caller);
+        shared.work(0, generation, task, chunks, &caller);
         let done = || shared.finished.load(Ordering::Acquire) == chunks as usize;
         if !spin_until(CALLER_SPIN, done) {
             // Asleep, the caller's core goes to the thread whose chunk it waits for; that
@@ -276,10 +306,11 @@ impl Drop for Pool {
     }
 }
 
-fn worker(shared: &Shared) {
+/// Worker `me` (1 and up; the caller is 0).
+fn worker(shared: &Shared, me: usize) {
     let mut seen = 0u32;
     loop {
-        let current = || (shared.claim.load(Ordering::Acquire) >> 32) as u32;
+        let current = || shared.generation.load(Ordering::Acquire);
         if !spin_until(WORKER_SPIN, || current() != seen) {
             // `park` keeps a wake-up that came before it, so none is lost between the check
             // and the sleep.
@@ -302,7 +333,7 @@ fn worker(shared: &Shared) {
             }
         };
         seen = generation;
-        shared.work(generation, task, chunks, &caller);
+        shared.work(me, generation, task, chunks, &caller);
     }
 }
 
