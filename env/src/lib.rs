@@ -4,7 +4,7 @@
 //! Cross-Endodoi), exactly as `RULES.md` states them, as a fast, deterministic, Gym-style
 //! environment.
 //!
-//! - [`reference`]: the rules as plain code, to read beside `RULES.md`; the tests' oracle.
+//! - [`reference`](mod@reference): the rules as plain code, to read beside `RULES.md`; the tests' oracle.
 //! - [`Rules`]: a variant as data ([`RulesSpec`] names its fields), with the presets by name
 //!   ([`Preset::ALL`], one table).
 //! - [`State`]: a `Copy` position with its exact legal-move mask; [`State::play`] is checked.

@@ -8,24 +8,7 @@
 //! machine is never slower than on one thread; a step allocates nothing. A process forked from
 //! one that has stepped a `VecEnv` (Python's `fork` start method) starts its own threads.
 //!
-//! # Autoreset
-//!
-//! What happens to a game that ends is chosen once, by [`AutoReset`]:
-//! - [`AutoReset::SameStep`] (default): the game is reset within the step that ends it. Its row
-//!   of `terminated`/`truncated`/`rewards` describes the move that ended it, its row of
-//!   `final_observations` holds the observation of the final state, and its rows of
-//!   `observations`, `masks` and `to_move` already belong to the new game.
-//! - [`AutoReset::NextStep`]: Gymnasium 1.x's default. The step that ends a game returns its
-//!   final observation (and an all-false mask); the next step resets it, ignores its action and
-//!   returns the new game's first observation with reward 0 and both flags false.
-//! - [`AutoReset::Off`]: a game that has ended stays ended; stepping it is an error until
-//!   [`VecEnv::reset`].
-//!
-//! # Rewards
-//!
-//! `rewards[i]` is the reward of the move just made, for the player who made it: +1 when it won
-//! the game, -1 when it lost it, 0 otherwise. The game is zero-sum, so the other player's reward
-//! is its negation.
+//! [`VecEnv`] says what happens to a game that ends (autoreset) and what the rewards are.
 
 use crate::env::{random_action, random_opening};
 use crate::error::Error;
@@ -38,7 +21,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// What a batched step does with a game that has ended. See the [module docs](self).
+/// What a batched step does with a game that has ended. See [`VecEnv`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AutoReset {
@@ -120,7 +103,26 @@ struct Game {
     state: State,
 }
 
-/// N games stepped together. See the [module docs](self) for autoreset and rewards.
+/// N games stepped together.
+///
+/// # Autoreset
+///
+/// What happens to a game that ends is chosen once, by [`AutoReset`]:
+/// - [`AutoReset::SameStep`] (default): the game is reset within the step that ends it. Its row
+///   of `terminated`/`truncated`/`rewards` describes the move that ended it, its row of
+///   `final_observations` holds the observation of the final state, and its rows of
+///   `observations`, `masks` and `to_move` already belong to the new game.
+/// - [`AutoReset::NextStep`]: Gymnasium 1.x's default. The step that ends a game returns its
+///   final observation (and an all-false mask); the next step resets it, ignores its action and
+///   returns the new game's first observation with reward 0 and both flags false.
+/// - [`AutoReset::Off`]: a game that has ended stays ended; stepping it is an error until
+///   [`VecEnv::reset`].
+///
+/// # Rewards
+///
+/// `rewards[i]` is the reward of the move just made, for the player who made it: +1 when it won
+/// the game, -1 when it lost it, 0 otherwise. The game is zero-sum, so the other player's reward
+/// is its negation.
 #[derive(Debug)]
 pub struct VecEnv {
     rules: Rules,
