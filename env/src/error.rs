@@ -1,7 +1,7 @@
 //! Every way the engine refuses input. Each message says what was wrong and what is allowed.
 
-use crate::rules::PRESETS;
-use crate::state::Outcome;
+use crate::outcome::Outcome;
+use crate::preset::PRESETS;
 use std::fmt;
 
 /// Why a move cannot be played.

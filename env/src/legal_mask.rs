@@ -5,8 +5,9 @@
 
 use crate::board::Board;
 use crate::player::Player;
-use crate::rules::{Direction, MAX_HOLES, Rules};
-use crate::sow::{Ring, Sowing, sow_laps};
+use crate::rules::{MAX_HOLES, Rules};
+use crate::sow::{BySwitches, Ring, Sowing, by_switches, sow_laps};
+use crate::switches::Direction;
 
 /// The sowings of one position's legal moves, kept from working out its mask: for each legal
 /// action, the board after sowing (before any capture) and the hole where the last seed fell.
@@ -135,20 +136,30 @@ pub(crate) fn legal_and_endless<K: Keep>(
     keep: &mut K,
 ) -> (u16, u16) {
     // The rule switches are read once here, not once per candidate.
-    let two_words = rules.holes() <= 8;
-    match (
-        rules.direction() == Direction::Parity,
-        rules.skip_origin(),
-        two_words,
-    ) {
-        (false, false, true) => candidates::<false, false, 2, K>(board, mover, rules, keep),
-        (false, false, false) => candidates::<false, false, 4, K>(board, mover, rules, keep),
-        (false, true, true) => candidates::<false, true, 2, K>(board, mover, rules, keep),
-        (false, true, false) => candidates::<false, true, 4, K>(board, mover, rules, keep),
-        (true, false, true) => candidates::<true, false, 2, K>(board, mover, rules, keep),
-        (true, false, false) => candidates::<true, false, 4, K>(board, mover, rules, keep),
-        (true, true, true) => candidates::<true, true, 2, K>(board, mover, rules, keep),
-        (true, true, false) => candidates::<true, true, 4, K>(board, mover, rules, keep),
+    by_switches(
+        rules,
+        Candidates {
+            board,
+            mover,
+            rules,
+            keep,
+        },
+    )
+}
+
+/// Every candidate move of one position, sown to tell the legal ones from the endless ones.
+struct Candidates<'a, K> {
+    board: &'a Board,
+    mover: Player,
+    rules: &'a Rules,
+    keep: &'a mut K,
+}
+
+impl<K: Keep> BySwitches for Candidates<'_, K> {
+    type Output = (u16, u16);
+    #[inline(always)]
+    fn run<const PARITY: bool, const SKIP: bool, const W: usize>(self, ring: Ring) -> (u16, u16) {
+        candidates::<PARITY, SKIP, W, K>(self.board, self.mover, self.rules, ring, self.keep)
     }
 }
 
@@ -157,9 +168,9 @@ fn candidates<const PARITY: bool, const SKIP: bool, const W: usize, K: Keep>(
     board: &Board,
     mover: Player,
     rules: &Rules,
+    ring: Ring,
     keep: &mut K,
 ) -> (u16, u16) {
-    let ring = Ring::new(rules, SKIP);
     let max_laps = rules.max_laps();
     let base = mover.index() * rules.holes();
     keep.start(board, mover, rules);

@@ -46,3 +46,22 @@ pub fn encode(state: &State, out: &mut [f32]) {
     out[ring] = state.captured(mover) as f32 * scale;
     out[ring + 1] = state.captured(!mover) as f32 * scale;
 }
+
+/// The observation of a state, here beside its encoding so that the state needs nothing from it.
+impl State {
+    /// The observation, relative to the player to move (see [the module docs](crate::observation)).
+    pub fn observation(&self) -> Vec<f32> {
+        let mut out = vec![0.0; self.rules().observation_len()];
+        self.write_observation(&mut out);
+        out
+    }
+
+    /// Write the observation into `out`, which must hold `rules().observation_len()` values.
+    ///
+    /// # Panics
+    /// If `out` has another length.
+    #[inline]
+    pub fn write_observation(&self, out: &mut [f32]) {
+        encode(self, out);
+    }
+}

@@ -2,9 +2,10 @@
 //! move through the checked [`State::play`], so a record that replays is a legal game.
 
 use crate::error::Error;
+use crate::outcome::Outcome;
 use crate::player::ByPlayer;
 use crate::rules::Rules;
-use crate::state::{Outcome, State};
+use crate::state::State;
 use serde::{Deserialize, Serialize};
 
 /// One game: enough to replay it and to check its result.

@@ -1,11 +1,13 @@
-//! A variant is data: the [`Rules`] of one game, its presets by name, and the validation that
-//! refuses a rule set the engine cannot hold.
+//! A variant is data: the [`Rules`] of one game, read from a preset, a file or a dict, and the
+//! validation that refuses a rule set the engine cannot hold.
 //!
-//! Every field is the one named in `RULES.md`. A `Rules` value is always valid: the only ways to
-//! get one are the presets, [`Rules::builder`]-style construction through [`Rules::new`], and
+//! Every field is the one named in `RULES.md`, defined once in [`RulesSpec`]. A `Rules` value is
+//! always valid: the only ways to get one are the presets, [`Rules::new`] from a `RulesSpec`, and
 //! deserialisation, and all of them validate.
 
 use crate::error::Error;
+use crate::preset::Preset;
+use crate::switches::{Direction, Trigger};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -18,26 +20,6 @@ pub const MAX_TOTAL_SEEDS: u32 = 255;
 pub const MAX_LAPS_LIMIT: u32 = 100_000_000;
 /// The largest ply cap accepted.
 pub const MAX_PLIES_LIMIT: u32 = 100_000_000;
-
-/// What happens to the seed that makes a capture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Trigger {
-    /// The capturing seed is captured too (En Dodoi, Cross-Endodoi).
-    Take,
-    /// The capturing seed stays in its hole (Sadeqa).
-    Leave,
-}
-
-/// Which way each lap is sown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Every lap counter-clockwise, towards higher hole numbers.
-    Ccw,
-    /// Cross-Endodoi: a lap of an odd number of seeds goes clockwise, an even one counter-clockwise.
-    Parity,
-}
 
 /// The rules of one game: every field of `RULES.md`.
 ///
@@ -55,134 +37,58 @@ pub struct Rules {
     max_plies: u32,
 }
 
-/// The unvalidated form of [`Rules`], as written in a JSON or TOML file. Only `holes` and `seeds`
-/// are required; the rest take the defaults of `RULES.md`. Reading one refuses unknown fields,
-/// and every error names the field it is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// The unvalidated form of [`Rules`], as written in a JSON or TOML file or a Python dict: the one
+/// definition of the rules fields, their spelling and their defaults. Only `holes` and `seeds` are
+/// required; the rest take the defaults of `RULES.md`. Reading one refuses unknown fields, and
+/// through [`Rules::from_json`] and [`Rules::from_toml`] every error names the field it is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a rule set, an object of fields such as holes and seeds"
+)]
 pub struct RulesSpec {
     /// Holes per row, 1 to 16.
     pub holes: u32,
     /// Seeds per hole at the start; the board may hold at most 255 seeds in all.
     pub seeds: u32,
     /// `take` (default) or `leave`.
+    #[serde(default)]
     pub trigger: Trigger,
     /// `ccw` (default) or `parity`.
+    #[serde(default)]
     pub direction: Direction,
     /// Whether a lap that goes all the way round skips the hole it was lifted from (default false).
+    #[serde(default)]
     pub skip_origin: bool,
     /// Laps after which a move that has not ended is endless (default 10,000).
+    #[serde(default = "default_max_laps")]
     pub max_laps: u32,
     /// Moves after which a game still going is truncated (default 1,000).
+    #[serde(default = "default_max_plies")]
     pub max_plies: u32,
 }
 
+fn default_max_laps() -> u32 {
+    Rules::DEFAULT_MAX_LAPS
+}
+
+fn default_max_plies() -> u32 {
+    Rules::DEFAULT_MAX_PLIES
+}
+
 impl RulesSpec {
-    /// The field names, in the order of `RULES.md`, as files and dicts spell them.
-    pub const FIELDS: [&'static str; 7] = [
-        "holes",
-        "seeds",
-        "trigger",
-        "direction",
-        "skip_origin",
-        "max_laps",
-        "max_plies",
-    ];
-}
-
-impl<'de> Deserialize<'de> for RulesSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RulesSpec, D::Error> {
-        deserializer.deserialize_map(SpecVisitor)
-    }
-}
-
-/// Reads a rule set field by field, so that a value of the wrong type is reported with its field
-/// (serde's derived messages say only what was expected, not where).
-struct SpecVisitor;
-
-/// Reads one field's value. The value is first read as plain data, then as the field's type, so
-/// that the second error carries no position of its own and the message is the field's name and
-/// what was wrong with it.
-fn spec_field<T: serde::de::DeserializeOwned, E: serde::de::Error>(
-    slot: &mut Option<T>,
-    name: &'static str,
-    value: serde_json::Value,
-) -> Result<(), E> {
-    if slot.is_some() {
-        return Err(E::duplicate_field(name));
-    }
-    let parsed =
-        serde_json::from_value(value).map_err(|e| E::custom(format_args!("{name}: {e}")))?;
-    *slot = Some(parsed);
-    Ok(())
-}
-
-impl<'de> serde::de::Visitor<'de> for SpecVisitor {
-    type Value = RulesSpec;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(
-            "a rule set: holes, seeds and optionally trigger, direction, skip_origin, max_laps, \
-             max_plies",
-        )
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RulesSpec, A::Error> {
-        use serde::de::Error as _;
-        let mut holes = None;
-        let mut seeds = None;
-        let mut trigger = None;
-        let mut direction = None;
-        let mut skip_origin = None;
-        let mut max_laps = None;
-        let mut max_plies = None;
-        while let Some(key) = map.next_key::<String>()? {
-            let value: serde_json::Value = map.next_value()?;
-            match key.as_str() {
-                "holes" => spec_field(&mut holes, "holes", value)?,
-                "seeds" => spec_field(&mut seeds, "seeds", value)?,
-                "trigger" => spec_field(&mut trigger, "trigger", value)?,
-                "direction" => spec_field(&mut direction, "direction", value)?,
-                "skip_origin" => spec_field(&mut skip_origin, "skip_origin", value)?,
-                "max_laps" => spec_field(&mut max_laps, "max_laps", value)?,
-                "max_plies" => spec_field(&mut max_plies, "max_plies", value)?,
-                other => return Err(A::Error::unknown_field(other, &RulesSpec::FIELDS)),
-            }
+    /// `holes` and `seeds`, every other field at its default.
+    pub fn new(holes: u32, seeds: u32) -> RulesSpec {
+        RulesSpec {
+            holes,
+            seeds,
+            trigger: Trigger::default(),
+            direction: Direction::default(),
+            skip_origin: false,
+            max_laps: default_max_laps(),
+            max_plies: default_max_plies(),
         }
-        Ok(RulesSpec {
-            holes: holes.ok_or_else(|| A::Error::missing_field("holes"))?,
-            seeds: seeds.ok_or_else(|| A::Error::missing_field("seeds"))?,
-            trigger: trigger.unwrap_or(Trigger::Take),
-            direction: direction.unwrap_or(Direction::Ccw),
-            skip_origin: skip_origin.unwrap_or(false),
-            max_laps: max_laps.unwrap_or(Rules::DEFAULT_MAX_LAPS),
-            max_plies: max_plies.unwrap_or(Rules::DEFAULT_MAX_PLIES),
-        })
     }
-}
-
-/// The presets of `RULES.md`, by name, in the order `sowing variants` lists them.
-pub const PRESETS: [&str; 9] = [
-    "en-dodoi-6",
-    "en-dodoi-7",
-    "en-dodoi-8",
-    "en-dodoi-9",
-    "en-dodoi-10",
-    "en-dodoi",
-    "sadeqa-iii",
-    "sadeqa-91",
-    "cross-endodoi",
-];
-
-/// Where each preset's rules come from.
-pub fn preset_source(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "en-dodoi-6" | "en-dodoi-7" | "en-dodoi-8" | "en-dodoi-9" | "en-dodoi-10" => "Merker 1904",
-        "en-dodoi" => "Merker 1904 (alias of en-dodoi-8)",
-        "sadeqa-iii" => "Pankhurst 1971, game 92",
-        "sadeqa-91" => "Pankhurst 1971, game 91",
-        "cross-endodoi" => "Troyka 2002",
-        _ => return None,
-    })
 }
 
 impl Rules {
@@ -196,31 +102,15 @@ impl Rules {
         Rules::try_from(spec)
     }
 
-    /// A preset by name (see [`PRESETS`]); the error lists the valid names.
+    /// A preset by name (see [`Preset::ALL`]); the error lists the valid names.
     pub fn preset(name: &str) -> Result<Rules, Error> {
-        let (holes, seeds, trigger, direction) = match name {
-            "en-dodoi-6" => (6, 4, Trigger::Take, Direction::Ccw),
-            "en-dodoi-7" => (7, 4, Trigger::Take, Direction::Ccw),
-            "en-dodoi-8" | "en-dodoi" => (8, 4, Trigger::Take, Direction::Ccw),
-            "en-dodoi-9" => (9, 4, Trigger::Take, Direction::Ccw),
-            "en-dodoi-10" => (10, 4, Trigger::Take, Direction::Ccw),
-            "sadeqa-iii" => (8, 6, Trigger::Leave, Direction::Ccw),
-            "sadeqa-91" => (8, 4, Trigger::Leave, Direction::Ccw),
-            "cross-endodoi" => (6, 3, Trigger::Take, Direction::Parity),
-            _ => {
-                return Err(Error::UnknownVariant {
-                    name: name.to_string(),
-                });
-            }
-        };
+        let p = Preset::find(name).ok_or_else(|| Error::UnknownVariant {
+            name: name.to_string(),
+        })?;
         Rules::new(RulesSpec {
-            holes,
-            seeds,
-            trigger,
-            direction,
-            skip_origin: false,
-            max_laps: Rules::DEFAULT_MAX_LAPS,
-            max_plies: Rules::DEFAULT_MAX_PLIES,
+            trigger: p.trigger,
+            direction: p.direction,
+            ..RulesSpec::new(p.holes.into(), p.seeds.into())
         })
     }
 
@@ -228,19 +118,22 @@ impl Rules {
     /// read as a rule set is [`Error::Parse`]; a rule set the engine cannot hold is
     /// [`Error::InvalidRules`].
     pub fn from_json(text: &str) -> Result<Rules, Error> {
-        let spec: RulesSpec = serde_json::from_str(text).map_err(|e| Error::parse("JSON", e))?;
+        let mut reader = serde_json::Deserializer::from_str(text);
+        let spec: RulesSpec = serde_path_to_error::deserialize(ObjectOnly(&mut reader))
+            .map_err(|e| Error::parse("JSON", e))?;
+        reader.end().map_err(|e| Error::parse("JSON", e))?;
         Rules::new(spec)
     }
 
     /// The rules from TOML, e.g. `holes = 8` and `seeds = 4` on two lines; errors as
     /// [`Rules::from_json`].
     pub fn from_toml(text: &str) -> Result<Rules, Error> {
-        // Syntax first, with the position of the error; then the fields, whose errors name the
-        // field (a position there would point at the table, not the value).
+        // Syntax first, with the position of the error; then the fields, read as JSON values so
+        // that their errors read as JSON's do, naming the field.
         let table: toml::Table = toml::from_str(text).map_err(|e| Error::parse("TOML", e))?;
-        let spec: RulesSpec = toml::Value::Table(table)
-            .try_into()
-            .map_err(|e| Error::parse("TOML", e))?;
+        let fields = serde_json::to_value(table).map_err(|e| Error::parse("TOML", e))?;
+        let spec: RulesSpec =
+            serde_path_to_error::deserialize(fields).map_err(|e| Error::parse("TOML", e))?;
         Rules::new(spec)
     }
 
@@ -315,21 +208,38 @@ impl Rules {
     pub fn summary(&self) -> String {
         let mut s = format!(
             "2x{}, {} seeds, {}, {}",
-            self.holes,
-            self.seeds,
-            match self.trigger {
-                Trigger::Take => "take",
-                Trigger::Leave => "leave",
-            },
-            match self.direction {
-                Direction::Ccw => "ccw",
-                Direction::Parity => "parity",
-            }
+            self.holes, self.seeds, self.trigger, self.direction
         );
         if self.skip_origin {
             s.push_str(", skip origin");
         }
         s
+    }
+}
+
+/// A reader that offers a struct only as an object of named fields: a derived struct would also
+/// take a list of its fields' values, which no rules file means.
+struct ObjectOnly<D>(D);
+
+impl<'de, D: serde::Deserializer<'de>> serde::Deserializer<'de> for ObjectOnly<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_any(visitor)
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
     }
 }
 

@@ -6,7 +6,8 @@
 
 use crate::board::Board;
 use crate::lap::{LapTable, lap_table};
-use crate::rules::{Direction, Rules};
+use crate::rules::Rules;
+use crate::switches::Direction;
 
 /// How a sowing finished.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,26 +46,66 @@ struct LapStart {
 /// its contents are unspecified.
 #[inline]
 pub fn sow(board: &mut Board, origin: usize, rules: &Rules) -> Sowing {
-    // One copy of the lap loop per combination of the two rule switches, so that neither is
-    // tested inside it.
+    struct Move<'a> {
+        board: &'a mut Board,
+        origin: usize,
+        max_laps: u32,
+    }
+    impl BySwitches for Move<'_> {
+        type Output = Sowing;
+        #[inline(always)]
+        fn run<const PARITY: bool, const SKIP: bool, const W: usize>(self, ring: Ring) -> Sowing {
+            sow_laps::<PARITY, SKIP, W>(self.board, self.origin, &ring, self.max_laps)
+        }
+    }
+    let max_laps = rules.max_laps();
+    by_switches(
+        rules,
+        Move {
+            board,
+            origin,
+            max_laps,
+        },
+    )
+}
+
+/// Work on sowings compiled once for each combination of the switches that shape a lap, so that
+/// none of them is tested inside one: parity laps, a skipped origin, and a ring of two or four
+/// packed words. [`by_switches`] reads the switches and runs the matching copy.
+pub(crate) trait BySwitches {
+    type Output;
+    /// The work for a rule set whose switches are the const parameters, with its [`Ring`].
+    fn run<const PARITY: bool, const SKIP: bool, const W: usize>(self, ring: Ring) -> Self::Output;
+}
+
+/// Run `work` in its copy for the switches of `rules`: the one place that reads them.
+#[inline(always)]
+pub(crate) fn by_switches<B: BySwitches>(rules: &Rules, work: B) -> B::Output {
     // Rings of up to 16 holes (8 a row, most presets) fit in two words.
     let two_words = rules.holes() <= 8;
-    let ring = Ring::new(rules, rules.skip_origin());
-    let max_laps = rules.max_laps();
     match (
         rules.direction() == Direction::Parity,
         rules.skip_origin(),
         two_words,
     ) {
-        (false, false, true) => sow_laps::<false, false, 2>(board, origin, &ring, max_laps),
-        (false, false, false) => sow_laps::<false, false, 4>(board, origin, &ring, max_laps),
-        (false, true, true) => sow_laps::<false, true, 2>(board, origin, &ring, max_laps),
-        (false, true, false) => sow_laps::<false, true, 4>(board, origin, &ring, max_laps),
-        (true, false, true) => sow_laps::<true, false, 2>(board, origin, &ring, max_laps),
-        (true, false, false) => sow_laps::<true, false, 4>(board, origin, &ring, max_laps),
-        (true, true, true) => sow_laps::<true, true, 2>(board, origin, &ring, max_laps),
-        (true, true, false) => sow_laps::<true, true, 4>(board, origin, &ring, max_laps),
+        (false, false, true) => run::<B, false, false, 2>(rules, work),
+        (false, false, false) => run::<B, false, false, 4>(rules, work),
+        (false, true, true) => run::<B, false, true, 2>(rules, work),
+        (false, true, false) => run::<B, false, true, 4>(rules, work),
+        (true, false, true) => run::<B, true, false, 2>(rules, work),
+        (true, false, false) => run::<B, true, false, 4>(rules, work),
+        (true, true, true) => run::<B, true, true, 2>(rules, work),
+        (true, true, false) => run::<B, true, true, 4>(rules, work),
     }
+}
+
+/// One arm of [`by_switches`]: the ring built with the switch known at compile time.
+#[inline(always)]
+fn run<B: BySwitches, const PARITY: bool, const SKIP: bool, const W: usize>(
+    rules: &Rules,
+    work: B,
+) -> B::Output {
+    work.run::<PARITY, SKIP, W>(Ring::new(rules, SKIP))
 }
 
 /// `i` reduced into `0..ring`, for `i < 2 * ring`: cheaper than `%` on the hot path.
@@ -179,7 +220,7 @@ impl Ring {
 }
 
 /// Sow the move from `origin` in the packed words of `board`, for a rule set whose switches
-/// are the const parameters (see [`sow`]).
+/// are the const parameters (see [`BySwitches`]).
 #[inline(always)]
 pub(crate) fn sow_laps<const PARITY: bool, const SKIP: bool, const W: usize>(
     board: &mut Board,

@@ -2,28 +2,13 @@
 //!
 //! Game `i` of a `VecEnv` seeded with `s` draws its randomness (random openings,
 //! [`VecEnv::sample_actions`]) from its own stream, `ChaCha8Rng::seed_from_u64(s)` with stream
-//! `i`, so its trajectory is the same whatever the batch size or the number of threads. Large
-//! batches are split over a pool of threads kept for the life of the `VecEnv`; a step allocates
-//! nothing.
+//! `i`, so its trajectory is the same whatever the batch size, the number of threads, or which
+//! thread steps it. Large batches are cut into chunks that a pool of threads, kept for the life
+//! of the `VecEnv`, claims one at a time (the calling thread too), so that a step on a busy
+//! machine is never slower than on one thread; a step allocates nothing. A process forked from
+//! one that has stepped a `VecEnv` (Python's `fork` start method) starts its own threads.
 //!
-//! # Autoreset
-//!
-//! What happens to a game that ends is chosen once, by [`AutoReset`]:
-//! - [`AutoReset::SameStep`] (default): the game is reset within the step that ends it. Its row
-//!   of `terminated`/`truncated`/`rewards` describes the move that ended it, its row of
-//!   `final_observations` holds the observation of the final state, and its rows of
-//!   `observations`, `masks` and `to_move` already belong to the new game.
-//! - [`AutoReset::NextStep`]: Gymnasium 1.x's default. The step that ends a game returns its
-//!   final observation (and an all-false mask); the next step resets it, ignores its action and
-//!   returns the new game's first observation with reward 0 and both flags false.
-//! - [`AutoReset::Off`]: a game that has ended stays ended; stepping it is an error until
-//!   [`VecEnv::reset`].
-//!
-//! # Rewards
-//!
-//! `rewards[i]` is the reward of the move just made, for the player who made it: +1 when it won
-//! the game, -1 when it lost it, 0 otherwise. The game is zero-sum, so the other player's reward
-//! is its negation.
+//! [`VecEnv`] says what happens to a game that ends (autoreset) and what the rewards are.
 
 use crate::env::{random_action, random_opening};
 use crate::error::Error;
@@ -36,7 +21,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// What a batched step does with a game that has ended. See the [module docs](self).
+/// What a batched step does with a game that has ended. See [`VecEnv`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AutoReset {
@@ -73,6 +58,10 @@ impl Default for VecConfig {
 /// Games below this many per thread are stepped on fewer threads: waking a thread costs more
 /// than stepping a few dozen games.
 const MIN_GAMES_PER_THREAD: usize = 128;
+
+/// Games in one chunk of a batch stepped on several threads: the threads claim chunks one at a
+/// time, so a thread the system deschedules holds up at most one chunk (about 10 µs of work).
+const CHUNK_GAMES: usize = 64;
 
 /// An integer type that can name an action in a batch: any of Rust's integers, so that buffers
 /// from numpy (`int64`) or from a policy (`usize`) need no conversion.
@@ -114,7 +103,26 @@ struct Game {
     state: State,
 }
 
-/// N games stepped together. See the [module docs](self) for autoreset and rewards.
+/// N games stepped together.
+///
+/// # Autoreset
+///
+/// What happens to a game that ends is chosen once, by [`AutoReset`]:
+/// - [`AutoReset::SameStep`] (default): the game is reset within the step that ends it. Its row
+///   of `terminated`/`truncated`/`rewards` describes the move that ended it, its row of
+///   `final_observations` holds the observation of the final state, and its rows of
+///   `observations`, `masks` and `to_move` already belong to the new game.
+/// - [`AutoReset::NextStep`]: Gymnasium 1.x's default. The step that ends a game returns its
+///   final observation (and an all-false mask); the next step resets it, ignores its action and
+///   returns the new game's first observation with reward 0 and both flags false.
+/// - [`AutoReset::Off`]: a game that has ended stays ended; stepping it is an error until
+///   [`VecEnv::reset`].
+///
+/// # Rewards
+///
+/// `rewards[i]` is the reward of the move just made, for the player who made it: +1 when it won
+/// the game, -1 when it lost it, 0 otherwise. The game is zero-sum, so the other player's reward
+/// is its negation.
 #[derive(Debug)]
 pub struct VecEnv {
     rules: Rules,
@@ -262,7 +270,7 @@ impl VecEnv {
     /// on stream `i`); `None` goes on with the current streams.
     pub fn reset(&mut self, seed: Option<u64>) {
         let (rules, opening) = (self.rules, self.config.random_opening);
-        self.for_each_part(&|games, rows| {
+        self.for_each_chunk(&|games, rows| {
             for (i, game) in games.iter_mut().enumerate() {
                 let rng = &mut rows.rows.rngs[i].0;
                 if let Some(seed) = seed {
@@ -289,7 +297,7 @@ impl VecEnv {
             self.check(actions)?;
         }
         let (rules, config) = (self.rules, self.config);
-        self.for_each_part(&|games, rows| {
+        self.for_each_chunk(&|games, rows| {
             let actions = &actions[rows.base..rows.base + games.len()];
             for (i, game) in games.iter_mut().enumerate() {
                 prefetch(rows.rows.sown.get(i + AHEAD));
@@ -302,7 +310,7 @@ impl VecEnv {
     /// Whether every game that steps has a legal action (`actions` has one per game).
     fn all_legal<A: ActionIndex>(&mut self, actions: &[A]) -> bool {
         let illegal = AtomicBool::new(false);
-        self.for_each_part(&|games, part| {
+        self.for_each_chunk(&|games, part| {
             let actions = &actions[part.base..part.base + games.len()];
             let resets = &part.rows.reset_next;
             let legal = games
@@ -368,8 +376,8 @@ impl VecEnv {
             });
         }
         let out = SendPtr(out.as_mut_ptr());
-        self.for_each_part(&|games, part| {
-            // SAFETY: `out` has one slot per game (checked above) and part `p` alone takes the
+        self.for_each_chunk(&|games, part| {
+            // SAFETY: `out` has one slot per game (checked above) and each chunk alone takes the
             // slots of its games.
             let slots =
                 unsafe { std::slice::from_raw_parts_mut(out.get().add(part.base), games.len()) };
@@ -380,15 +388,13 @@ impl VecEnv {
         Ok(())
     }
 
-    /// Run `f` on disjoint slices of the games and their buffer rows, one per thread.
-    fn for_each_part(&mut self, f: &(dyn Fn(&mut [Game], &mut Part<'_>) + Sync)) {
+    /// Run `f` on disjoint chunks of the games and their buffer rows, on the pool's threads.
+    fn for_each_chunk(&mut self, f: &(dyn Fn(&mut [Game], &mut Chunk<'_>) + Sync)) {
         let num = self.games.len();
-        let parts = self
-            .pool
-            .threads()
-            .min(num.div_ceil(MIN_GAMES_PER_THREAD))
-            .max(1);
-        let chunk = num.div_ceil(parts);
+        let chunk = match self.pool.threads() {
+            1 => num,
+            _ => CHUNK_GAMES,
+        };
         let raw = RawBuffers {
             games: self.games.as_mut_ptr(),
             reset_next: self.reset_next.as_mut_ptr(),
@@ -404,13 +410,14 @@ impl VecEnv {
             obs_len: self.rules.observation_len(),
             holes: self.rules.holes(),
         };
-        self.pool.run(parts, &|p| {
-            let start = (p * chunk).min(num);
+        self.pool.run(num.div_ceil(chunk), &|p| {
+            let start = p * chunk;
             let end = ((p + 1) * chunk).min(num);
             // SAFETY: the buffers were made by `new` in standard layout and are borrowed mutably
-            // by `self` for this call; part `p` alone takes games `start..end`.
+            // by `self` for this call; chunk `p` alone takes games `start..end`, and the pool
+            // runs each chunk once.
             let (games, rows) = unsafe { raw.rows(start, end) };
-            f(games, &mut Part { base: start, rows });
+            f(games, &mut Chunk { base: start, rows });
         });
     }
 
@@ -482,8 +489,8 @@ fn prefetch(sown: Option<&SownMoves>) {
     let _ = sown;
 }
 
-/// One thread's share: its games' rows, and where they start in the batch.
-struct Part<'a> {
+/// One chunk of the batch: its games' rows, and where they start in the batch.
+struct Chunk<'a> {
     base: usize,
     rows: Rows<'a>,
 }

@@ -1,8 +1,11 @@
 //! Bad input is refused with an error that says what was wrong, never a panic: every invalid
-//! rules field (named in the message, with what is allowed), malformed and unknown JSON/TOML,
+//! rules field (named in the message, with what is allowed; also over generated rules files),
+//! malformed and unknown JSON/TOML,
 //! impossible positions, out-of-range and illegal actions, moves after the end, broken records,
 //! and batches of the wrong shape.
 
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use sowing_env::{
     AutoReset, ByPlayer, Env, Error, GameRecord, IllegalReason, Outcome, Player, Rules, State,
     VecConfig, VecEnv,
@@ -377,4 +380,138 @@ fn illegal_batch_action_moves_no_game() {
     for (i, s) in states.iter().enumerate() {
         assert_eq!(v.state(i), s);
     }
+}
+
+/// A value of any JSON kind, often near a field's limits: what a generated rules file holds.
+fn any_value(rng: &mut ChaCha8Rng) -> serde_json::Value {
+    use serde_json::json;
+    match rng.random_range(0..10) {
+        0..=3 => json!(rng.random_range(-3i64..20)),
+        4 => json!(
+            [
+                0u64,
+                1,
+                15,
+                16,
+                17,
+                127,
+                128,
+                100_000_000,
+                100_000_001,
+                1 << 32,
+                u64::MAX
+            ][rng.random_range(0..11)]
+        ),
+        5 => json!(["take", "leave", "ccw", "parity", "", "Take", "cw"][rng.random_range(0..7)]),
+        6 => json!(rng.random_bool(0.5)),
+        7 => json!(rng.random_range(-2.0..20.0)),
+        8 => json!([rng.random_range(0..9)]),
+        _ => json!({"holes": 8}),
+    }
+}
+
+/// Whether `fields` is a rule set the engine holds, worked out from `RULES.md` alone.
+fn acceptable(fields: &serde_json::Map<String, serde_json::Value>) -> bool {
+    let int = |name: &str| fields.get(name).map(|v| v.as_u64());
+    let in_range = |v: Option<Option<u64>>, low: u64, high: u64, default: bool| match v {
+        None => default,
+        Some(Some(x)) => (low..=high).contains(&x),
+        Some(None) => false,
+    };
+    let choice = |name: &str, words: [&str; 2]| {
+        fields
+            .get(name)
+            .is_none_or(|v| v.as_str().is_some_and(|s| words.contains(&s)))
+    };
+    let known = [
+        "holes",
+        "seeds",
+        "trigger",
+        "direction",
+        "skip_origin",
+        "max_laps",
+        "max_plies",
+    ];
+    let holes = int("holes");
+    in_range(holes, 1, 16, false)
+        && in_range(
+            int("seeds"),
+            1,
+            255 / (2 * holes.flatten().unwrap_or(1)),
+            false,
+        )
+        && choice("trigger", ["take", "leave"])
+        && choice("direction", ["ccw", "parity"])
+        && fields.get("skip_origin").is_none_or(|v| v.is_boolean())
+        && in_range(int("max_laps"), 1, 100_000_000, true)
+        && in_range(int("max_plies"), 1, 100_000_000, true)
+        && fields.keys().all(|k| known.contains(&k.as_str()))
+}
+
+#[test]
+fn generated_rules_files_are_read_or_refused_as_the_rules_say() {
+    let names = [
+        "holes",
+        "seeds",
+        "trigger",
+        "direction",
+        "skip_origin",
+        "max_laps",
+        "max_plies",
+        "colour",
+        "Holes",
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(18);
+    let (mut read, mut refused) = (0, 0);
+    for _ in 0..20_000 {
+        let mut fields = serde_json::Map::new();
+        for name in names {
+            // holes and seeds are there most of the time, unknown names seldom, and values are
+            // often of a good kind, so that many sets are valid and each refusal has few causes.
+            let p = match name {
+                "holes" | "seeds" => 0.95,
+                "colour" | "Holes" => 0.05,
+                _ => 0.3,
+            };
+            if rng.random_bool(p) {
+                let value = match (rng.random_bool(0.7), name) {
+                    (true, "holes") => serde_json::json!(rng.random_range(1..=8)),
+                    (true, "seeds") => serde_json::json!(rng.random_range(1..=8)),
+                    (true, "trigger") => serde_json::json!("leave"),
+                    (true, "direction") => serde_json::json!("parity"),
+                    (true, "skip_origin") => serde_json::json!(true),
+                    (true, "max_laps" | "max_plies") => {
+                        serde_json::json!(rng.random_range(1..=500))
+                    }
+                    _ => any_value(&mut rng),
+                };
+                fields.insert(name.to_string(), value);
+            }
+        }
+        let json = serde_json::Value::Object(fields.clone()).to_string();
+        let got = Rules::from_json(&json);
+        assert_eq!(got.is_ok(), acceptable(&fields), "{json}: {got:?}");
+        match &got {
+            Ok(rules) => {
+                read += 1;
+                assert_eq!(Rules::from_json(&rules.to_json()).as_ref(), Ok(rules));
+            }
+            Err(e) => {
+                refused += 1;
+                // Every refusal says which field, or that one is missing, unknown or repeated.
+                let message = e.to_string();
+                assert!(
+                    names.iter().any(|n| message.contains(n)),
+                    "{json}: {message}"
+                );
+            }
+        }
+        // The same set written as TOML gets the same verdict.
+        let toml = toml::to_string(&fields).expect("a table of plain values");
+        assert_eq!(Rules::from_toml(&toml).is_ok(), got.is_ok(), "{toml}");
+    }
+    assert!(
+        read > 1000 && refused > 1000,
+        "{read} read, {refused} refused"
+    );
 }

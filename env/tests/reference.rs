@@ -1,5 +1,5 @@
-//! The engine against a second, deliberately naive implementation of RULES.md: seeds dropped one
-//! at a time on a `Vec`, laps counted to the cap with no cycle detection, the end of the game and
+//! The engine against the rules as plain code ([`sowing_env::reference`]): seeds dropped one at a
+//! time on a `Vec`, laps counted to the cap with no cycle detection, the end of the game and
 //! truncation applied as the rules word them. Over random games of every preset and of unusual
 //! custom rules, both must agree on every position: board, captures, player to move, legal and
 //! endless moves, outcome, and what each move did.
@@ -9,148 +9,15 @@
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use sowing_env::reference::Position;
 use sowing_env::{
-    ByPlayer, Direction, Outcome, PRESETS, Player, Rules, SownMoves, State, Trigger, random_action,
+    ByPlayer, Direction, PRESETS, Player, Rules, SownMoves, State, Trigger, random_action,
 };
 
-/// A position as the naive implementation keeps it.
-#[derive(Clone, Debug, PartialEq)]
-struct Naive {
-    cells: Vec<u8>,
-    captured: [u8; 2],
-    to_move: usize,
-    ply: u32,
-    legal: u16,
-    endless: u16,
-    outcome: Outcome,
-}
-
-/// Where a naive sowing ended: the board after it, the last hole, laps and seeds sown.
-struct Sown {
-    cells: Vec<u8>,
-    last: usize,
-    laps: u32,
-    sown: u32,
-}
-
-/// Sow hole `origin` seed by seed; `None` when the move has not ended after `max_laps` laps.
-fn naive_sow(cells: &[u8], origin: usize, rules: &Rules) -> Option<Sown> {
-    let ring = cells.len();
-    let mut b = cells.to_vec();
-    let (mut hole, mut laps, mut sown) = (origin, 0, 0);
-    loop {
-        let mut hand = b[hole];
-        b[hole] = 0;
-        laps += 1;
-        sown += hand as u32;
-        let clockwise = rules.direction() == Direction::Parity && hand % 2 == 1;
-        let mut at = hole;
-        while hand > 0 {
-            at = if clockwise {
-                (at + ring - 1) % ring
-            } else {
-                (at + 1) % ring
-            };
-            if rules.skip_origin() && at == hole {
-                continue;
-            }
-            b[at] += 1;
-            hand -= 1;
-        }
-        if b[at] == 1 {
-            return Some(Sown {
-                cells: b,
-                last: at,
-                laps,
-                sown,
-            });
-        }
-        if laps >= rules.max_laps() {
-            return None;
-        }
-        hole = at;
-    }
-}
-
-/// The position with `to_move` to move, its mask worked out and the end of the game applied.
-fn naive_settle(
-    rules: &Rules,
-    mut cells: Vec<u8>,
-    mut captured: [u8; 2],
-    to_move: usize,
-    ply: u32,
-) -> Naive {
-    let n = rules.holes();
-    let (mut legal, mut endless) = (0u16, 0u16);
-    for a in 0..n {
-        let hole = to_move * n + a;
-        if cells[hole] > 0 {
-            match naive_sow(&cells, hole, rules) {
-                Some(_) => legal |= 1 << a,
-                None => endless |= 1 << a,
-            }
-        }
-    }
-    let outcome = if legal == 0 {
-        let left: u32 = cells.iter().map(|&c| c as u32).sum();
-        captured[1 - to_move] += left as u8;
-        cells.iter_mut().for_each(|c| *c = 0);
-        match captured[0].cmp(&captured[1]) {
-            std::cmp::Ordering::Greater => Outcome::Won(Player::South),
-            std::cmp::Ordering::Less => Outcome::Won(Player::North),
-            std::cmp::Ordering::Equal => Outcome::Draw,
-        }
-    } else if ply >= rules.max_plies() {
-        legal = 0;
-        Outcome::Truncated
-    } else {
-        Outcome::Ongoing
-    };
-    Naive {
-        cells,
-        captured,
-        to_move,
-        ply,
-        legal,
-        endless,
-        outcome,
-    }
-}
-
-/// Play legal action `a`; also gives (laps, sown, captured, last).
-fn naive_play(rules: &Rules, s: &Naive, a: usize) -> (Naive, (u32, u32, u32, usize)) {
-    let n = rules.holes();
-    let ring = 2 * n;
-    let sowing = naive_sow(&s.cells, s.to_move * n + a, rules).expect("a legal move ends");
-    let mut cells = sowing.cells;
-    let mut captured = s.captured;
-    let last = sowing.last;
-    let mut taken = 0;
-    let facing = ring - 1 - last;
-    if last / n == s.to_move && cells[facing] > 0 {
-        taken = cells[facing] as u32;
-        cells[facing] = 0;
-        if rules.trigger() == Trigger::Take {
-            taken += 1;
-            cells[last] = 0;
-        }
-        captured[s.to_move] += taken as u8;
-    }
-    let next = naive_settle(rules, cells, captured, 1 - s.to_move, s.ply + 1);
-    (next, (sowing.laps, sowing.sown, taken, last))
-}
-
-fn assert_agree(engine: &State, naive: &Naive) {
-    assert_eq!(engine.cells(), naive.cells, "board");
-    assert_eq!(
-        [
-            engine.captured(Player::South),
-            engine.captured(Player::North)
-        ],
-        naive.captured,
-        "captures"
-    );
-    assert_eq!(engine.to_move().index(), naive.to_move);
+fn assert_agree(engine: &State, naive: &Position) {
+    assert_eq!(engine.cells(), naive.board, "board");
+    assert_eq!(engine.captures(), naive.captured, "captures");
+    assert_eq!(engine.to_move(), naive.to_move);
     assert_eq!(engine.ply(), naive.ply);
     assert_eq!(
         engine.legal_mask(),
@@ -167,7 +34,7 @@ fn assert_agree(engine: &State, naive: &Naive) {
 
 /// Every legal move of a position, played by both and compared; the engine also plays it from
 /// the sowings its mask kept ([`State::play_sown`]), which must give the same position.
-fn check_moves(rules: &Rules, engine: &State, naive: &Naive) {
+fn check_moves(rules: &Rules, engine: &State, naive: &Position) {
     assert_agree(engine, naive);
     let mut kept = SownMoves::new();
     let fresh = engine.move_captures(&kept);
@@ -191,11 +58,11 @@ fn check_moves(rules: &Rules, engine: &State, naive: &Naive) {
             next,
             "action {a} from kept sowings"
         );
-        let (naive_next, (laps, sown, captured, last)) = naive_play(rules, naive, a);
+        let (naive_next, played) = naive.play(a).expect("legal for both");
         assert_agree(&next, &naive_next);
         assert_eq!(
             (info.laps, info.sown, info.captured, info.last),
-            (laps, sown, captured, last),
+            (played.laps, played.sown, played.captured, played.last),
             "what action {a} did from {engine:?}"
         );
     }
@@ -207,13 +74,7 @@ fn compare_games(rules: &Rules, games: u32, seed: u64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     for _ in 0..games {
         let mut engine = State::initial(rules);
-        let mut naive = naive_settle(
-            rules,
-            vec![rules.seeds() as u8; 2 * rules.holes()],
-            [0, 0],
-            0,
-            0,
-        );
+        let mut naive = Position::initial(rules);
         // Carried along the game, as the VecEnv does: each move refills it for the next.
         let mut sown = SownMoves::new();
         while let Some(chosen) = random_action(&engine, &mut rng) {
@@ -221,7 +82,7 @@ fn compare_games(rules: &Rules, games: u32, seed: u64) {
             let next = engine.play(chosen).unwrap();
             assert_eq!(engine.play_sown(chosen, &mut sown), next);
             engine = next;
-            naive = naive_play(rules, &naive, chosen).0;
+            naive = naive.play(chosen).expect("legal for both").0;
         }
         assert_agree(&engine, &naive);
     }
@@ -240,18 +101,11 @@ fn compare_positions(rules: &Rules, positions: u32, seed: u64) {
             cells[rng.random_range(0..ring)] += 1;
         }
         let south = rng.random_range(0..=total - on_board) as u8;
-        let captured = [south, (total - on_board) as u8 - south];
-        let to_move = rng.random_range(0..2usize);
+        let captured = ByPlayer::new(south, (total - on_board) as u8 - south);
+        let to_move = Player::from_index(rng.random_range(0..2usize)).unwrap();
         let ply = rng.random_range(0..rules.max_plies());
-        let engine = State::new(
-            rules,
-            &cells,
-            ByPlayer::new(captured[0], captured[1]),
-            Player::from_index(to_move).unwrap(),
-            ply,
-        )
-        .unwrap();
-        let naive = naive_settle(rules, cells, captured, to_move, ply);
+        let engine = State::new(rules, &cells, captured, to_move, ply).unwrap();
+        let naive = Position::new(rules, cells, captured, to_move, ply);
         check_moves(rules, &engine, &naive);
     }
 }

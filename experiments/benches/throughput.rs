@@ -2,7 +2,7 @@
 //! `en-dodoi` aside), from the same code. `SOWING_BENCH_SECONDS` sets the seconds per figure
 //! (default 2); a preset name on the command line measures only that one.
 
-use sowing_env::{PRESETS, Rules};
+use sowing_env::{Preset, Rules};
 use sowing_experiments::throughput::{Throughput, measure};
 
 fn main() {
@@ -16,8 +16,9 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     println!("{}", Throughput::table_header());
-    for name in PRESETS {
-        if name == "en-dodoi" || (!only.is_empty() && !only.iter().any(|o| o == name)) {
+    for preset in Preset::ALL {
+        let name = preset.name;
+        if preset.alias_of.is_some() || (!only.is_empty() && !only.iter().any(|o| o == name)) {
             continue;
         }
         let rules = Rules::preset(name).expect("a preset");

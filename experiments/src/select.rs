@@ -1,7 +1,7 @@
 //! `--variant V` (a preset, or `all` where a command takes several) and `--rules FILE`, as the
 //! `replay`, `random` and `bench` commands take them.
 
-use sowing_env::{PRESETS, Rules};
+use sowing_env::{Preset, Rules};
 use std::path::{Path, PathBuf};
 
 /// Which rules to play.
@@ -42,10 +42,10 @@ impl VariantArgs {
         if self.rules.is_some() || self.variant.as_deref().unwrap_or(default) != "all" {
             return Ok(vec![self.one(default)?]);
         }
-        PRESETS
+        Preset::ALL
             .iter()
-            .filter(|&&name| name != "en-dodoi")
-            .map(|name| preset(name))
+            .filter(|p| p.alias_of.is_none())
+            .map(|p| preset(p.name))
             .collect()
     }
 }

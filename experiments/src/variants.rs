@@ -19,7 +19,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     for name in PRESETS {
         let rules = Rules::preset(name)?;
-        let source = preset_source(name).unwrap_or("");
+        let source = preset_source(name).unwrap_or_default();
         if args.json {
             let mut v = serde_json::to_value(rules)?;
             v["variant"] = name.into();

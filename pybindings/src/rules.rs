@@ -1,13 +1,25 @@
 //! `sowing.Rules`: a variant as data, and `sowing.variants()`. A thin wrapper over
-//! `sowing_env::Rules`; building one from Python values checks each field's type here and leaves
-//! the ranges to the engine's validation, so every message names the field at fault. A field of
-//! the wrong type is a `ValueError` like any other invalid field: rules are configuration data.
+//! `sowing_env::Rules`.
+//!
+//! A dict of fields becomes a `RulesSpec` through serde, by the engine's own definition of the
+//! fields (names, types, defaults, unknown fields refused): [`DictFields`] is a small serde
+//! `Deserializer` over the dict, so no field is parsed here by name and a new rules field needs
+//! nothing in this file. It reads Python values as they are (any integer, numpy's included, but
+//! not a bool; a bool for a bool; a string for a choice), and every error names the field at
+//! fault. The ranges are left to the engine's validation. A field of the wrong type is a
+//! `ValueError` like any other invalid field: rules are configuration data.
+//!
+//! (A JSON round trip would be shorter but loses what Python says: `8.0` would pass as a number,
+//! numpy integers do not serialise, and an integer past 64 bits has no JSON form.)
 
 use crate::error::to_py;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyString};
-use sowing_env::{Direction, Error, PRESETS, Rules, RulesSpec, Trigger, preset_source};
+use pyo3::types::{PyBool, PyDict, PyDictMethods, PyFloat, PyInt, PyString};
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
+use sowing_env::{Error, PRESETS, Rules, RulesSpec, preset_source};
+use std::fmt;
 
 /// The rules of one game. `Rules("en-dodoi-8")` is a preset; `Rules(holes=8, seeds=4,
 /// trigger="leave")` sets fields (the rest take the defaults of RULES.md).
@@ -42,76 +54,25 @@ impl PyRules {
     /// Rules from a dict of fields; `holes` and `seeds` are required.
     #[staticmethod]
     fn from_dict(fields: &Bound<'_, PyDict>) -> PyResult<PyRules> {
-        let mut spec = RulesSpec {
-            holes: 0,
-            seeds: 0,
-            trigger: Trigger::Take,
-            direction: Direction::Ccw,
-            skip_origin: false,
-            max_laps: Rules::DEFAULT_MAX_LAPS,
-            max_plies: Rules::DEFAULT_MAX_PLIES,
-        };
-        let (mut holes, mut seeds) = (false, false);
-        let mut given = Vec::new();
-        for (key, value) in fields.iter() {
-            let key: String = key.extract().map_err(|_| {
-                PyValueError::new_err(format!("rules field names are strings, got {key:?}"))
-            })?;
-            match key.as_str() {
-                "holes" => (spec.holes, holes) = (field_u32("holes", &value, &mut given)?, true),
-                "seeds" => (spec.seeds, seeds) = (field_u32("seeds", &value, &mut given)?, true),
-                "max_laps" => spec.max_laps = field_u32("max_laps", &value, &mut given)?,
-                "max_plies" => spec.max_plies = field_u32("max_plies", &value, &mut given)?,
-                "skip_origin" => {
-                    spec.skip_origin = value.extract().map_err(|_| {
-                        PyValueError::new_err(format!(
-                            "rules field skip_origin must be True or False, got {value:?}"
-                        ))
-                    })?
-                }
-                "trigger" => {
-                    spec.trigger = match field_str("trigger", &value)?.as_str() {
-                        "take" => Trigger::Take,
-                        "leave" => Trigger::Leave,
-                        other => return Err(bad_choice("trigger", other, "\"take\" or \"leave\"")),
-                    }
-                }
-                "direction" => {
-                    spec.direction = match field_str("direction", &value)?.as_str() {
-                        "ccw" => Direction::Ccw,
-                        "parity" => Direction::Parity,
-                        other => {
-                            return Err(bad_choice("direction", other, "\"ccw\" or \"parity\""));
-                        }
-                    }
-                }
-                other => {
-                    return Err(PyValueError::new_err(format!(
-                        "unknown rules field {other:?}; fields: {}",
-                        RulesSpec::FIELDS.join(", ")
-                    )));
-                }
-            }
-        }
-        for (given, name) in [(holes, "holes"), (seeds, "seeds")] {
-            if !given {
-                return Err(PyValueError::new_err(format!(
-                    "rules field {name} is required (holes and seeds have no default)"
-                )));
-            }
-        }
+        let mut out_of_range = Vec::new();
+        let spec = RulesSpec::deserialize(DictFields {
+            dict: fields,
+            out_of_range: &mut out_of_range,
+        })
+        .map_err(|e| PyValueError::new_err(format!("invalid rules: {}", e.message)))?;
         Rules::new(spec)
             .map(PyRules)
             .map_err(|e| match e {
+                // The message shows the value as given, not the one it was saturated to.
                 Error::InvalidRules {
                     field,
                     value,
                     allowed,
                 } => Error::InvalidRules {
                     field,
-                    value: given
+                    value: out_of_range
                         .iter()
-                        .find(|(name, _)| *name == field)
+                        .find(|(name, _)| name == field)
                         .map_or(value, |(_, v)| v.clone()),
                     allowed,
                 },
@@ -142,18 +103,13 @@ impl PyRules {
         PyRules::from_dict(&all)
     }
 
-    /// The fields as a dict (the form `from_dict` takes).
+    /// The fields as a dict (the form `from_dict` takes), in the order of `RULES.md`.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.0.spec();
-        let d = PyDict::new(py);
-        d.set_item("holes", s.holes)?;
-        d.set_item("seeds", s.seeds)?;
-        d.set_item("trigger", self.trigger())?;
-        d.set_item("direction", self.direction())?;
-        d.set_item("skip_origin", s.skip_origin)?;
-        d.set_item("max_laps", s.max_laps)?;
-        d.set_item("max_plies", s.max_plies)?;
-        Ok(d)
+        // Through JSON, which writes the fields in their order (a `serde_json::Map` would sort
+        // them); every value is a plain number, string or bool.
+        let json = serde_json::to_string(&self.0.spec()).expect("a rule set serialises");
+        let fields = py.import("json")?.call_method1("loads", (json,))?;
+        Ok(fields.cast_into::<PyDict>()?)
     }
 
     /// The rules as JSON.
@@ -179,18 +135,12 @@ impl PyRules {
     /// `"take"` or `"leave"`: what happens to the capturing seed.
     #[getter]
     fn trigger(&self) -> &'static str {
-        match self.0.trigger() {
-            Trigger::Take => "take",
-            Trigger::Leave => "leave",
-        }
+        self.0.trigger().name()
     }
     /// `"ccw"` or `"parity"`: which way laps are sown.
     #[getter]
     fn direction(&self) -> &'static str {
-        match self.0.direction() {
-            Direction::Ccw => "ccw",
-            Direction::Parity => "parity",
-        }
+        self.0.direction().name()
     }
     /// Whether a lap that goes all the way round skips its own emptied hole.
     #[getter]
@@ -223,18 +173,16 @@ impl PyRules {
         self.0.summary()
     }
 
-    fn __repr__(&self) -> String {
-        let s = self.0.spec();
-        format!(
-            "Rules(holes={}, seeds={}, trigger={:?}, direction={:?}, skip_origin={}, max_laps={}, max_plies={})",
-            s.holes,
-            s.seeds,
-            self.trigger(),
-            self.direction(),
-            if s.skip_origin { "True" } else { "False" },
-            s.max_laps,
-            s.max_plies
-        )
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let mut fields = Vec::new();
+        for (name, value) in self.to_dict(py)?.iter() {
+            let shown = match value.extract::<String>() {
+                Ok(s) => format!("{s:?}"),
+                Err(_) => value.repr()?.to_string(),
+            };
+            fields.push(format!("{name}={shown}"));
+        }
+        Ok(format!("Rules({})", fields.join(", ")))
     }
 
     fn __str__(&self) -> String {
@@ -247,48 +195,220 @@ impl PyRules {
     }
 }
 
-/// An integer rules field, saturated into `u32`. Every integer field's range starts at 1 and ends
-/// far below `u32::MAX`, so a saturated value is refused by the engine's validation; the value as
-/// given is kept in `given` for that message.
-fn field_u32(
-    name: &'static str,
-    value: &Bound<'_, PyAny>,
-    given: &mut Vec<(&'static str, String)>,
-) -> PyResult<u32> {
-    // Any integer, numpy's included (`__index__`), but not a bool.
-    let int = if value.is_instance_of::<PyBool>() {
-        None
-    } else {
-        value.call_method0("__index__").ok()
+/// A serde error while reading a dict of fields: the message, and whether it names its field yet.
+#[derive(Debug)]
+struct FieldError {
+    message: String,
+    named: bool,
+}
+
+impl FieldError {
+    /// An error about `field` whose message already names it.
+    fn about(message: String) -> FieldError {
+        FieldError {
+            message,
+            named: true,
+        }
     }
-    .ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "invalid rules: {name} must be an integer, got {}",
-            type_name(value)
-        ))
-    })?;
-    let saturated = match int.extract::<u32>() {
-        Ok(v) => return Ok(v),
-        Err(_) if int.lt(0)? => 0,
-        Err(_) => u32::MAX,
-    };
-    given.push((name, int.str()?.to_string()));
-    Ok(saturated)
 }
 
-fn field_str(name: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
-    value.extract().map_err(|_| {
-        PyValueError::new_err(format!(
-            "rules field {name} must be a string, got {}",
-            type_name(value)
-        ))
-    })
+impl de::Error for FieldError {
+    fn custom<T: fmt::Display>(message: T) -> FieldError {
+        FieldError {
+            message: message.to_string(),
+            named: false,
+        }
+    }
 }
 
-fn bad_choice(name: &str, value: &str, allowed: &str) -> PyErr {
-    PyValueError::new_err(format!(
-        "invalid rules: {name} = {value:?}; allowed: {allowed}"
-    ))
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// The rules fields of a dict, offered to serde as a map. Integers too large for their `u32`
+/// field are saturated (to 0 or `u32::MAX`), so that the engine's validation refuses them with
+/// the range it allows, and kept here as given, for that message: every integer field's range
+/// starts at 1 and ends far below `u32::MAX`.
+struct DictFields<'a, 'py> {
+    dict: &'a Bound<'py, PyDict>,
+    out_of_range: &'a mut Vec<(String, String)>,
+}
+
+impl<'de> de::Deserializer<'de> for DictFields<'_, '_> {
+    type Error = FieldError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
+        visitor.visit_map(Fields {
+            items: self.dict.iter(),
+            value: None,
+            out_of_range: self.out_of_range,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
+    }
+}
+
+struct Fields<'a, 'py> {
+    items: pyo3::types::iter::BoundDictIterator<'py>,
+    /// The field whose key was just read, and its value.
+    value: Option<(String, Bound<'py, PyAny>)>,
+    out_of_range: &'a mut Vec<(String, String)>,
+}
+
+impl<'de> MapAccess<'de> for Fields<'_, '_> {
+    type Error = FieldError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, FieldError> {
+        let Some((key, value)) = self.items.next() else {
+            return Ok(None);
+        };
+        let name: String = key
+            .extract()
+            .map_err(|_| FieldError::about(format!("field names are strings, got {key:?}")))?;
+        let field = seed.deserialize(name.as_str().into_deserializer())?;
+        self.value = Some((name, value));
+        Ok(Some(field))
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, FieldError> {
+        let (name, value) = self
+            .value
+            .take()
+            .expect("serde reads a value after its key");
+        let field = FieldValue {
+            name: &name,
+            value: &value,
+            out_of_range: self.out_of_range,
+        };
+        seed.deserialize(field).map_err(|e| match e.named {
+            true => e,
+            false => FieldError::about(format!("{name}: {}", e.message)),
+        })
+    }
+}
+
+/// The value of one field, read as the field's type asks.
+struct FieldValue<'a, 'py> {
+    name: &'a str,
+    value: &'a Bound<'py, PyAny>,
+    out_of_range: &'a mut Vec<(String, String)>,
+}
+
+impl<'py> FieldValue<'_, 'py> {
+    fn wrong_kind(&self, expected: &str) -> FieldError {
+        FieldError::about(format!(
+            "{} must be {expected}, got {}",
+            self.name,
+            type_name(self.value)
+        ))
+    }
+
+    /// The value as a Python `int`: any integer, numpy's included (`__index__`), but not a bool.
+    fn integer(&self) -> Result<Bound<'py, PyAny>, FieldError> {
+        if self.value.is_instance_of::<PyBool>() {
+            return Err(self.wrong_kind("an integer"));
+        }
+        self.value
+            .call_method0("__index__")
+            .map_err(|_| self.wrong_kind("an integer"))
+    }
+}
+
+impl<'de> de::Deserializer<'de> for FieldValue<'_, '_> {
+    type Error = FieldError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
+        let v = self.value;
+        if v.is_none() {
+            visitor.visit_none()
+        } else if v.is_instance_of::<PyBool>() {
+            self.deserialize_bool(visitor)
+        } else if v.is_instance_of::<PyInt>() {
+            match v.extract::<i64>() {
+                Ok(i) => visitor.visit_i64(i),
+                Err(_) => visitor.visit_u64(v.extract().map_err(|_| {
+                    FieldError::about(format!("{} = {v} is out of range", self.name))
+                })?),
+            }
+        } else if v.is_instance_of::<PyFloat>() {
+            visitor.visit_f64(v.extract().map_err(|_| self.wrong_kind("a number"))?)
+        } else if v.is_instance_of::<PyString>() {
+            self.deserialize_string(visitor)
+        } else {
+            Err(self.wrong_kind("a number, a string or a bool"))
+        }
+    }
+
+    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
+        let int = self.integer()?;
+        if let Ok(v) = int.extract::<u32>() {
+            return visitor.visit_u32(v);
+        }
+        let negative = int.lt(0).unwrap_or(false);
+        let given = int
+            .str()
+            .map_or_else(|_| "?".to_string(), |s| s.to_string());
+        self.out_of_range.push((self.name.to_string(), given));
+        visitor.visit_u32(if negative { 0 } else { u32::MAX })
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
+        // A bool, numpy's included, but not an integer.
+        match self.value.extract::<bool>() {
+            Ok(b) => visitor.visit_bool(b),
+            Err(_) => Err(self.wrong_kind("True or False")),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
+        match self.value.extract::<String>() {
+            Ok(s) => visitor.visit_string(s),
+            Err(_) => Err(self.wrong_kind("a string")),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
+        self.deserialize_string(visitor)
+    }
+
+    /// A choice (`trigger = "take"`) is a string naming it.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, FieldError> {
+        match self.value.extract::<String>() {
+            Ok(s) => visitor.visit_enum(s.into_deserializer()),
+            Err(_) => Err(self.wrong_kind("a string")),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
+        match self.value.is_none() {
+            true => visitor.visit_none(),
+            false => visitor.visit_some(self),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        i8 i16 i32 i64 i128 u8 u16 u64 u128 f32 f64 char bytes byte_buf unit unit_struct
+        newtype_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
 }
 
 /// The Python type name of `value`, for messages.
@@ -323,6 +443,6 @@ pub fn variants() -> Vec<&'static str> {
 
 /// Where a preset's rules come from (a published source), or `None` for an unknown name.
 #[pyfunction]
-pub fn variant_source(name: &str) -> Option<&'static str> {
+pub fn variant_source(name: &str) -> Option<String> {
     preset_source(name)
 }
