@@ -4,9 +4,13 @@
 //! - [`puct`]: PUCT search with any [`Evaluator`](crate::Evaluator), many positions batched.
 //! - [`replay`], [`adam`]: the replay buffer and AdamW, both checkpointable.
 //! - [`trainer`]: the run's `Args` and one training iteration, start and resume.
-//! - [`checkpoint`]: the on-disk layout, written atomically and checked when read.
+//! - [`checkpoint`]: the on-disk layout, written atomically and checked when read; loading a
+//!   network to play it.
 //! - [`evaluate`]: games against the baselines and Elo ratings.
 //! - [`agent`]: a trained network as the agent `az:PATH[:SIMS][:solver=NODES]`.
+//!
+//! Playing does not depend on training: [`agent`] reads a checkpoint through [`checkpoint`]
+//! alone, and the trainer builds on both.
 
 pub mod adam;
 pub mod agent;
@@ -17,7 +21,8 @@ pub mod puct;
 pub mod replay;
 pub mod trainer;
 
-pub use agent::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS, load_checkpoint};
+pub use agent::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
+pub use checkpoint::{LoadedNet, load_checkpoint};
 pub use network::{NetConfig, PolicyValueNet};
 pub use puct::{BatchSearch, PuctConfig, SearchResult};
 pub use trainer::{Args, IterationMetrics, Progress, TrainError, Trainer};

@@ -437,7 +437,7 @@ impl Trainer {
         tch::set_num_threads(1);
         let mut vs = nn::VarStore::new(Device::cuda_if_available());
         let net = PolicyValueNet::new(&vs.root(), meta.net);
-        load_weights(&mut vs, &found, &meta)?;
+        checkpoint::load_weights(&mut vs, &found, meta.net)?;
         let mut optimizer = AdamW::new(&vs, args.lr, args.weight_decay);
         let path = found.join(TRAINER);
         let saved: BTreeMap<String, Tensor> = Tensor::load_multi(&path)
@@ -870,21 +870,6 @@ fn play_games(
         }
     }
     out
-}
-
-/// Load `meta`'s weights from checkpoint folder `dir` into `vs` (built for `meta.net`).
-pub fn load_weights(
-    vs: &mut nn::VarStore,
-    dir: &Path,
-    meta: &TrainMeta,
-) -> Result<(), CheckpointError> {
-    let path = dir.join(WEIGHTS);
-    vs.load(&path).map_err(|e| {
-        CheckpointError::Corrupt(
-            path,
-            format!("its tensors do not load into a {:?} network: {e}", meta.net),
-        )
-    })
 }
 
 /// A seed drawn from a stream, for code that takes a `u64`.
