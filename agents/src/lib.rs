@@ -14,11 +14,13 @@ mod budget;
 mod evaluator;
 mod greedy;
 mod hash;
+pub mod matches;
 mod mcts;
 mod random;
 mod solver;
 mod spec;
 pub mod stats;
+mod streams;
 
 pub use agent::Agent;
 pub use alphabeta::{AlphaBeta, CAPTURE_WEIGHT, SearchInfo, WIN};
@@ -29,3 +31,4 @@ pub use mcts::{EXPLORATION, MAX_SIMULATIONS, Mcts, MctsInfo};
 pub use random::RandomAgent;
 pub use solver::{Proof, Solver};
 pub use spec::{FORMS, SpecError, from_spec, parse_budget};
+pub use streams::stream;

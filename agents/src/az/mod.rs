@@ -6,7 +6,7 @@
 //! - [`trainer`]: the run's `Args` and one training iteration, start and resume.
 //! - [`checkpoint`]: the on-disk layout, written atomically and checked when read; loading a
 //!   network to play it.
-//! - [`evaluate`]: games against the baselines and Elo ratings.
+//! - [`rating`]: the network's matches against the baselines, and its Elo rating.
 //! - [`agent`]: a trained network as the agent `az:PATH[:SIMS][:solver=NODES]`.
 //!
 //! Playing does not depend on training: [`agent`] reads a checkpoint through [`checkpoint`]
@@ -15,9 +15,9 @@
 pub mod adam;
 pub mod agent;
 pub mod checkpoint;
-pub mod evaluate;
 pub mod network;
 pub mod puct;
+pub mod rating;
 pub mod replay;
 pub mod trainer;
 

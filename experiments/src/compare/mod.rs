@@ -16,7 +16,7 @@ mod plan;
 mod report;
 mod run;
 mod shape;
-mod stats;
+mod sketch;
 
 use plan::Budget;
 use sowing_env::{PRESETS, Rules};

@@ -7,7 +7,6 @@
 
 use super::Variant;
 use super::chain::{Scores, chains};
-use super::games::Tally;
 use super::learn::Learning;
 use super::plan::{
     AGENT_UNIT, Allowance, BALANCE_AGENTS, CHAIN_THRESHOLD, ChainPlan, MIN_GAMES, MIN_UNIT_US,
@@ -15,12 +14,14 @@ use super::plan::{
 };
 use super::run::Config;
 use super::shape::Shape;
-use super::stats::{Mean, Rate, Sketch};
+use super::sketch::Sketch;
 use crate::plot::{
     Bar, BarChart, BarSeries, LineChart, PlotError, Point, Series, write_bar_chart,
     write_line_chart,
 };
 use serde_json::{Value, json};
+use sowing_agents::matches::Tally;
+use sowing_agents::stats::{Mean, Rate};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};

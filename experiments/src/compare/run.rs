@@ -3,14 +3,15 @@
 
 use super::Variant;
 use super::cache::{Cache, UnitKey};
-use super::games::{Tally, play_unit};
+use super::games::play_unit;
 use super::learn::{self, Learning};
 use super::plan::{self, AGENT_UNIT, Allowance, Budget, ChainPlan, CostModel};
 use super::report::{self, FamilyData, VariantData};
 use super::shape::{Shape, random_games};
-use super::stats::hash_bytes;
+use super::sketch::hash_bytes;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Serialize, de::DeserializeOwned};
+use sowing_agents::matches::Tally;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
