@@ -10,6 +10,7 @@
 
 mod cache;
 mod chain;
+mod figures;
 mod games;
 mod learn;
 mod plan;

@@ -3,10 +3,11 @@
 
 use super::Variant;
 use super::cache::{Cache, UnitKey};
+use super::figures::{FamilyData, Figures, VariantData};
 use super::games::play_unit;
 use super::learn::{self, Learning};
 use super::plan::{self, AGENT_UNIT, Allowance, Budget, ChainPlan, CostModel};
-use super::report::{self, FamilyData, VariantData};
+use super::report;
 use super::shape::{Shape, random_games};
 use super::sketch::hash_bytes;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -428,7 +429,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
             }
         })
         .collect();
-    let written = report::write(config, &allowance, &data)?;
+    let written = report::write(&config.out, &Figures::new(config, &allowance, &data))?;
     println!("{}", written.summary_table);
     println!("report: {}", written.report.display());
     Ok(())
