@@ -19,7 +19,7 @@ mod run;
 mod shape;
 mod sketch;
 
-use plan::Budget;
+use plan::TimeBudget;
 use sowing_env::{PRESETS, Rules};
 use std::path::PathBuf;
 
@@ -37,7 +37,7 @@ pub struct Args {
     /// Time for the whole comparison, e.g. 90s, 30m, 2h, 1h30m. It is turned into game counts up
     /// front by a fixed cost model, so the same command always does the same work.
     #[arg(long, default_value = "30m")]
-    budget: Budget,
+    budget: TimeBudget,
     /// Directory for the report, the raw data and the cache of finished work.
     #[arg(long)]
     out: PathBuf,

@@ -6,7 +6,7 @@ use super::cache::{Cache, UnitKey};
 use super::figures::{FamilyData, Figures, VariantData};
 use super::games::play_unit;
 use super::learn::{self, Learning};
-use super::plan::{self, AGENT_UNIT, Allowance, Budget, ChainPlan, CostModel};
+use super::plan::{self, AGENT_UNIT, Allowance, ChainPlan, CostModel, TimeBudget};
 use super::report;
 use super::shape::{Shape, random_games};
 use super::sketch::hash_bytes;
@@ -22,7 +22,7 @@ use std::time::Instant;
 #[derive(Clone, Debug)]
 pub struct Config {
     pub variants: Vec<Variant>,
-    pub budget: Budget,
+    pub budget: TimeBudget,
     pub out: PathBuf,
     pub seed: u64,
     pub threads: usize,
