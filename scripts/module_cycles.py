@@ -2,11 +2,11 @@
 """The module graph of a crate, from its `crate::` paths, and the cycles in it.
 
 Each file under SRC is a module (`src/az/agent.rs` is `az::agent`, `src/az/mod.rs` is `az`).
-Every `crate::a::b` path in a file, in a `use` line or inline in the code, is an edge to the
-longest module it names (`crate::az::agent::AzAgent` is an edge to `az::agent`). A module's own
-children and its parent module (`mod.rs` declaring and re-exporting them) are not edges. The
-script prints the edges, then every cycle (a strongly connected set of two or more modules), and
-exits 1 when there is one.
+Every `crate::a::b` or `super::a::b` path in a file (its tests, from `#[cfg(test)]` on, left
+out), in a `use` line or inline in the code, is an edge to the longest module it names
+(`crate::az::agent::AzAgent` is an edge to `az::agent`). A parent's edges to its own children
+(`mod.rs` declaring and re-exporting them) are not counted. The script prints the edges, then
+every cycle (a strongly connected set of two or more modules), and exits 1 when there is one.
 
     scripts/module_cycles.py agents/src
 """
@@ -23,15 +23,26 @@ def module_of(src: Path, file: Path) -> str:
     return "::".join(parts)
 
 
-def paths_in(text: str) -> list[str]:
-    """The module paths after `crate::`, with `use crate::{a, b::c}` groups expanded."""
+def paths_in(text: str, module: str) -> list[str]:
+    """The module paths named after `crate::` or `super::` (resolved from `module`), with
+    `use crate::{a, b::c}` groups expanded."""
+    text = text.split("#[cfg(test)]")[0]
     text = re.sub(r"//[^\n]*", "", text)
     found = []
-    for group in re.finditer(r"use\s+crate::\{([^;]*)\};", text):
-        found += [p.strip() for p in re.split(r"[,{}]", group.group(1)) if p.strip()]
-    for path in re.finditer(r"crate::((?:[A-Za-z_][A-Za-z0-9_]*)(?:::[A-Za-z_][A-Za-z0-9_]*)*)", text):
-        found.append(path.group(1))
-    return found
+    name = r"[A-Za-z_][A-Za-z0-9_]*"
+    for m in re.finditer(rf"\b((?:crate|(?:super::)*super))::((?:{name}::)*)\{{([^;]*)\}};", text):
+        found += [m.group(1) + "::" + m.group(2) + p.strip() for p in re.split(r"[,{}]", m.group(3)) if p.strip()]
+    for m in re.finditer(rf"\b((?:crate|(?:super::)*super))::({name}(?:::{name})*)", text):
+        found.append(m.group(1) + "::" + m.group(2))
+    resolved = []
+    for path in found:
+        parts = path.split("::")
+        base = [] if parts[0] == "crate" else module.split("::") if module else []
+        while parts and parts[0] in ("crate", "super"):
+            if parts.pop(0) == "super":
+                base = base[:-1]
+        resolved.append("::".join(base + parts))
+    return resolved
 
 
 def main(src: Path) -> int:
@@ -39,7 +50,7 @@ def main(src: Path) -> int:
     modules = {module_of(src, f): f for f in files}
     edges: dict[str, set[str]] = {m: set() for m in modules}
     for module, file in modules.items():
-        for path in paths_in(file.read_text()):
+        for path in paths_in(file.read_text(), module):
             parts = path.split("::")
             target = next(
                 (

@@ -7,11 +7,10 @@
 //! "not measured" below; the CSV files give every rate with its count and interval, for readers
 //! who set their own bar.
 
-use super::Variant;
 use super::chain::{Scores, chains};
+use super::config::{Config, Variant};
 use super::learn::Learning;
 use super::plan::{Allowance, CHAIN_THRESHOLD, ChainPlan, MIN_GAMES};
-use super::run::Config;
 use super::shape::Shape;
 use serde::{Serialize, Serializer};
 use sowing_agents::matches::Tally;

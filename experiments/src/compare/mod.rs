@@ -10,6 +10,7 @@
 
 mod cache;
 mod chain;
+mod config;
 mod figures;
 mod games;
 mod learn;
@@ -19,6 +20,7 @@ mod run;
 mod shape;
 mod sketch;
 
+use config::{Config, Variant};
 use plan::TimeBudget;
 use sowing_env::{PRESETS, Rules};
 use std::path::PathBuf;
@@ -52,13 +54,6 @@ pub struct Args {
     /// to go on (the cache keeps what was done). For splitting a long comparison into sessions.
     #[arg(long, value_name = "N")]
     max_units: Option<u64>,
-}
-
-/// A game to compare: its name in the report and its rules.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Variant {
-    pub name: String,
-    pub rules: Rules,
 }
 
 /// The variants named by `--variants` and `--rules`.
@@ -126,7 +121,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let command: Vec<String> = std::env::args().collect();
-    let config = run::Config {
+    let config = Config {
         variants,
         budget: args.budget,
         out: args.out,
