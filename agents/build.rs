@@ -1,19 +1,6 @@
-//! With the `torch` feature, make this crate's test and example binaries find libtorch on their
-//! own: embed the library directory that torch-sys found as an rpath, and keep libtorch_cuda in
-//! the link even though no symbol of it is referenced (otherwise `--as-needed` drops it and
-//! `Device::cuda_if_available` never sees a GPU). Without the feature this does nothing.
+//! With the `torch` feature, this crate's test and example binaries find libtorch on their own
+//! (see `sowing_build::link_libtorch`).
 
 fn main() {
-    println!("cargo:rerun-if-env-changed=DEP_TCH_LIBTORCH_LIB");
-    if std::env::var_os("CARGO_FEATURE_TORCH").is_none() {
-        return;
-    }
-    let Ok(lib) = std::env::var("DEP_TCH_LIBTORCH_LIB") else {
-        return;
-    };
-    println!("cargo:rustc-link-arg=-Wl,-rpath,{lib}");
-    if std::path::Path::new(&lib).join("libtorch_cuda.so").exists() {
-        println!("cargo:rustc-link-arg=-Wl,--no-as-needed");
-        println!("cargo:rustc-link-arg=-ltorch_cuda");
-    }
+    sowing_build::link_libtorch();
 }

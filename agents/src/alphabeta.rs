@@ -10,8 +10,8 @@
 //! count them.
 
 use crate::agent::Agent;
+use crate::budget::Budget;
 use crate::hash::state_key;
-use crate::spec::Budget;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{MAX_HOLES, Outcome, Rules, State};
 use std::time::Instant;

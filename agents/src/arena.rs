@@ -1,31 +1,15 @@
-//! The arena: matches between agents on any rules, every pairing played from both sides, games
-//! spread over all cores. Each game draws from its own random stream, fixed by the seed and the
-//! game's index, so results do not depend on the number of threads (agents with a time budget
-//! aside: how far they search depends on the machine).
-//!
-//! Agents are made on each thread from their specs (an agent is `Send` but not `Sync`) and told
-//! [`Agent::new_game`] before every game, so no game depends on which games a thread played
-//! before it.
+//! The arena: a round robin between agents on any rules, every pairing played from both sides of
+//! each opening on all cores (by the match loop, [`crate::matches`]), with results per pairing
+//! and Bradley-Terry ratings as Elo. Results are fixed by the seed whatever the threads.
 
-use crate::agent::Agent;
-use crate::spec::{SpecError, from_spec};
+use crate::matches::{self, Factory, GameResult, Match, MatchError, Pairing, Salts, Seat};
+use crate::spec::from_spec;
 use crate::stats::{PairCount, Rating, ratings, wilson};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use sowing_env::{GameRecord, Outcome, Player, Rules, State, random_action};
-use std::fmt;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-/// Makes an agent from its spec; [`from_spec`] is the usual one.
-pub type Factory = dyn Fn(&str) -> Result<Box<dyn Agent>, SpecError> + Sync;
+use sowing_env::{GameRecord, Rules};
 
 /// Bootstrap resamples behind the rating intervals.
 const BOOTSTRAP: usize = 1000;
-
-/// Mixed into the seed for the random openings, so that they do not share a stream with games.
-const OPENING_SALT: u64 = 0x6f70_656e_696e_6773;
 
 /// What to play.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,60 +62,8 @@ impl ArenaConfig {
     }
 }
 
-/// Why an arena could not be played.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ArenaError {
-    /// An agent spec names no agent.
-    Spec(SpecError),
-    /// The configuration asks for something impossible.
-    Config(String),
-    /// An agent chose a move the rules refuse (a bug in that agent).
-    IllegalMove {
-        /// The agent's spec.
-        agent: String,
-        /// What the engine said.
-        message: String,
-    },
-}
-
-impl fmt::Display for ArenaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ArenaError::Spec(e) => e.fmt(f),
-            ArenaError::Config(m) => f.write_str(m),
-            ArenaError::IllegalMove { agent, message } => {
-                write!(f, "agent {agent} chose an illegal move: {message}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ArenaError {}
-
-impl From<SpecError> for ArenaError {
-    fn from(e: SpecError) -> Self {
-        ArenaError::Spec(e)
-    }
-}
-
-/// One game played.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameResult {
-    /// Index of the game over the whole arena.
-    pub index: usize,
-    /// Index of its pairing in [`ArenaConfig::pairings`].
-    pub pairing: usize,
-    /// Agent indices of South and North.
-    pub south: usize,
-    /// See `south`.
-    pub north: usize,
-    /// How it ended.
-    pub outcome: Outcome,
-    /// Moves played, the opening included.
-    pub plies: u32,
-    /// The record, when asked for.
-    pub record: Option<GameRecord>,
-}
+/// Why an arena could not be played: the match loop's errors.
+pub type ArenaError = MatchError;
 
 /// The result of one pairing, from the first agent's side.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -212,65 +144,48 @@ pub fn play_with(
     factory: &Factory,
     on_game: &(dyn Fn(&GameResult) + Sync),
 ) -> Result<ArenaReport, ArenaError> {
-    check(config, factory)?;
-    let pairings = config.pairings();
-    let total = config.total_games();
-    let threads = match config.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        t => t,
-    }
-    .min(total.max(1));
-
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let results: Mutex<Vec<GameResult>> = Mutex::new(Vec::with_capacity(total));
-    let first_error: Mutex<Option<ArenaError>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let fail = |e: ArenaError| {
-                    failed.store(true, Ordering::Relaxed);
-                    first_error
-                        .lock()
-                        .expect("no thread panics holding it")
-                        .get_or_insert(e);
-                };
-                let mut agents = Vec::with_capacity(config.agents.len());
-                for spec in &config.agents {
-                    match factory(spec) {
-                        Ok(a) => agents.push(a),
-                        Err(e) => return fail(e.into()),
-                    }
-                }
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    if index >= total || failed.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    match play_game(config, &pairings, index, &mut agents) {
-                        Ok(result) => {
-                            on_game(&result);
-                            results
-                                .lock()
-                                .expect("no thread panics holding it")
-                                .push(result);
-                        }
-                        Err(e) => return fail(e),
-                    }
-                }
-            });
-        }
-    });
-    if let Some(e) = first_error.into_inner().expect("threads have ended") {
-        return Err(e);
-    }
-    let mut results = results.into_inner().expect("threads have ended");
-    results.sort_by_key(|r| r.index);
-    Ok(summarise(config, &pairings, results))
+    check(config)?;
+    let games = u64::from(config.games);
+    let m = Match {
+        rules: config.rules,
+        seed: config.seed,
+        salts: Salts::ARENA,
+        opening_plies: config.opening_plies,
+        pairings: config
+            .pairings()
+            .into_iter()
+            .zip(0..)
+            .map(|((a, b), p)| Pairing {
+                a,
+                b,
+                games: p * games..(p + 1) * games,
+            })
+            .collect(),
+        threads: config.threads,
+        keep_records: config.keep_records,
+    };
+    let mut seats: Vec<Seat> = config
+        .agents
+        .iter()
+        .map(|spec| Seat::Agent {
+            spec: spec.clone(),
+            factory,
+        })
+        .collect();
+    let played = matches::play(&m, &mut seats, &mut |g| on_game(g))?;
+    let plies: u64 = played.tallies.iter().map(|t| t.plies).sum();
+    let counts: Vec<(PairCount, u32)> = m
+        .pairings
+        .iter()
+        .zip(&played.tallies)
+        .map(|(p, t)| (t.pair_count(p.a, p.b), t.truncated as u32))
+        .collect();
+    let records = played.games.into_iter().filter_map(|g| g.record).collect();
+    Ok(summarise(config, &counts, plies, records))
 }
 
-/// Refuse a configuration that cannot be played, before any game starts.
-fn check(config: &ArenaConfig, factory: &Factory) -> Result<(), ArenaError> {
+/// Refuse an arena that cannot be played, before any game starts.
+fn check(config: &ArenaConfig) -> Result<(), ArenaError> {
     if config.agents.len() < 2 {
         return Err(ArenaError::Config(format!(
             "an arena needs at least two agents, got {}",
@@ -283,9 +198,6 @@ fn check(config: &ArenaConfig, factory: &Factory) -> Result<(), ArenaError> {
                 "agent {spec} is listed twice; list each agent once"
             )));
         }
-        factory(spec)?
-            .can_play(&config.rules)
-            .map_err(ArenaError::Config)?;
     }
     if config.games == 0 || config.games % 2 == 1 {
         return Err(ArenaError::Config(format!(
@@ -296,140 +208,19 @@ fn check(config: &ArenaConfig, factory: &Factory) -> Result<(), ArenaError> {
     Ok(())
 }
 
-/// The start of game `index`: the initial position after the opening its side-swapped pair
-/// shares.
-fn opening(config: &ArenaConfig, index: usize) -> (State, Vec<usize>) {
-    let mut state = State::initial(&config.rules);
-    let mut moves = Vec::with_capacity(config.opening_plies as usize);
-    if config.opening_plies == 0 {
-        return (state, moves);
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(config.seed ^ OPENING_SALT);
-    rng.set_stream((index / 2) as u64);
-    // An opening that ends the game is drawn again (a few times; then a shorter one is kept).
-    for _ in 0..64 {
-        state = State::initial(&config.rules);
-        moves.clear();
-        for _ in 0..config.opening_plies {
-            let Some(a) = random_action(&state, &mut rng) else {
-                break;
-            };
-            state = state.play_unchecked(a);
-            moves.push(a);
-        }
-        if !state.is_over() {
-            break;
-        }
-    }
-    while state.is_over() && !moves.is_empty() {
-        moves.pop();
-        state = moves
-            .iter()
-            .fold(State::initial(&config.rules), |s, &a| s.play_unchecked(a));
-    }
-    (state, moves)
-}
-
-/// Play game `index`: pairing `index / games`; in even games the pairing's first agent is South.
-fn play_game(
-    config: &ArenaConfig,
-    pairings: &[(usize, usize)],
-    index: usize,
-    agents: &mut [Box<dyn Agent>],
-) -> Result<GameResult, ArenaError> {
-    let pairing = index / config.games as usize;
-    let (i, j) = pairings[pairing];
-    let (south, north) = if index % 2 == 0 { (i, j) } else { (j, i) };
-    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-    rng.set_stream(index as u64);
-    let (mut state, mut moves) = opening(config, index);
-    agents[south].new_game();
-    agents[north].new_game();
-    while !state.is_over() {
-        let who = if state.to_move() == Player::South {
-            south
-        } else {
-            north
-        };
-        let action = agents[who].choose(&state, &mut rng);
-        state = state.play(action).map_err(|e| ArenaError::IllegalMove {
-            agent: config.agents[who].clone(),
-            message: e.to_string(),
-        })?;
-        moves.push(action);
-    }
-    let record = config.keep_records.then(|| {
-        let mut tags = std::collections::BTreeMap::new();
-        tags.insert("south".to_string(), config.agents[south].clone());
-        tags.insert("north".to_string(), config.agents[north].clone());
-        tags.insert("seed".to_string(), config.seed.to_string());
-        tags.insert("game".to_string(), index.to_string());
-        tags.insert(
-            "opening_plies".to_string(),
-            config.opening_plies.to_string(),
-        );
-        GameRecord {
-            rules: config.rules,
-            moves: moves.clone(),
-            outcome: state.outcome(),
-            captured: state.captures(),
-            tags,
-        }
-    });
-    Ok(GameResult {
-        index,
-        pairing,
-        south,
-        north,
-        outcome: state.outcome(),
-        plies: state.ply(),
-        record,
-    })
-}
-
+/// The report of the pairings' `counts` (with their truncated games), `plies` played in all.
 fn summarise(
     config: &ArenaConfig,
-    pairings: &[(usize, usize)],
-    results: Vec<GameResult>,
+    counts: &[(PairCount, u32)],
+    plies: u64,
+    records: Vec<GameRecord>,
 ) -> ArenaReport {
-    let mut counts: Vec<PairCount> = pairings
-        .iter()
-        .map(|&(a, b)| PairCount {
-            a,
-            b,
-            wins: 0,
-            draws: 0,
-            losses: 0,
-        })
-        .collect();
-    let mut truncated = vec![0u32; pairings.len()];
-    let mut plies = 0u64;
-    let mut records = Vec::new();
-    for r in results {
-        let c = &mut counts[r.pairing];
-        let first_side = if r.south == c.a {
-            Player::South
-        } else {
-            Player::North
-        };
-        match r.outcome {
-            Outcome::Won(p) if p == first_side => c.wins += 1,
-            Outcome::Won(_) => c.losses += 1,
-            Outcome::Truncated => {
-                c.draws += 1;
-                truncated[r.pairing] += 1;
-            }
-            Outcome::Draw | Outcome::Ongoing => c.draws += 1,
-        }
-        plies += r.plies as u64;
-        records.extend(r.record);
-    }
     let k = config.agents.len();
-    let fitted = ratings(k, &counts, BOOTSTRAP, config.seed);
+    let pairs: Vec<PairCount> = counts.iter().map(|(c, _)| *c).collect();
+    let fitted = ratings(k, &pairs, BOOTSTRAP, config.seed);
     let pairing_results = counts
         .iter()
-        .zip(&truncated)
-        .map(|(c, &t)| {
+        .map(|&(c, truncated)| {
             let games = c.wins + c.draws + c.losses;
             let points = c.wins as f64 + 0.5 * c.draws as f64;
             let (low, high) = wilson(points, games as f64);
@@ -440,7 +231,7 @@ fn summarise(
                 wins: c.wins,
                 draws: c.draws,
                 losses: c.losses,
-                truncated: t,
+                truncated,
                 score: points / games.max(1) as f64,
                 score_low: low,
                 score_high: high,
@@ -452,7 +243,7 @@ fn summarise(
         .enumerate()
         .map(|(i, &Rating { elo, low, high })| {
             let (mut games, mut points) = (0u32, 0.0f64);
-            for c in &counts {
+            for c in &pairs {
                 let n = c.wins + c.draws + c.losses;
                 let half = 0.5 * c.draws as f64;
                 if c.a == i {

@@ -10,20 +10,25 @@ mod alphabeta;
 pub mod arena;
 #[cfg(feature = "torch")]
 pub mod az;
+mod budget;
 mod evaluator;
 mod greedy;
 mod hash;
+pub mod matches;
 mod mcts;
 mod random;
 mod solver;
 mod spec;
 pub mod stats;
+mod streams;
 
 pub use agent::Agent;
 pub use alphabeta::{AlphaBeta, CAPTURE_WEIGHT, SearchInfo, WIN};
+pub use budget::{Budget, MAX_TIME};
 pub use evaluator::{Evaluation, Evaluator, Rollout};
 pub use greedy::Greedy;
 pub use mcts::{EXPLORATION, MAX_SIMULATIONS, Mcts, MctsInfo};
 pub use random::RandomAgent;
 pub use solver::{Proof, Solver};
-pub use spec::{Budget, FORMS, MAX_TIME, SpecError, from_spec, parse_budget};
+pub use spec::{FORMS, SpecError, from_spec, parse_budget};
+pub use streams::stream;

@@ -9,8 +9,8 @@
 //! given; with a time budget it is not, since the simulations done depend on the machine.
 
 use crate::agent::Agent;
+use crate::budget::Budget;
 use crate::evaluator::{Evaluator, Rollout};
-use crate::spec::Budget;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::State;
 use std::time::Instant;

@@ -1,9 +1,11 @@
 //! Agent specs: the strings that name an agent wherever one is chosen (`random`, `greedy`,
 //! `alphabeta:6`, `alphabeta:500ms`, `mcts:1000`, `mcts:200ms`), and [`from_spec`], which makes the
-//! agent. A new kind of agent is one arm in [`from_spec`] and one line in [`FORMS`].
+//! agent. A new kind of agent is one arm in [`from_spec`] and one line in [`FORMS`]; the agents
+//! themselves know nothing of specs.
 
 use crate::agent::Agent;
 use crate::alphabeta::AlphaBeta;
+use crate::budget::{Budget, MAX_TIME};
 use crate::greedy::Greedy;
 use crate::mcts::Mcts;
 use crate::random::RandomAgent;
@@ -21,31 +23,6 @@ pub const FORMS: &[&str] = &[
     #[cfg(feature = "torch")]
     "az:PATH, az:PATH:SIMS, az:PATH[:SIMS]:solver=NODES (a trained network)",
 ];
-
-/// How much a search may do per move: a count (depth for alpha-beta, simulations for MCTS) or a
-/// time. A count is reproducible; a time is not, since how far a search gets in it depends on
-/// the machine and its load.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Budget {
-    /// Search depth (alpha-beta) or simulations (MCTS).
-    Count(u32),
-    /// Wall-clock time per move.
-    Time(Duration),
-}
-
-impl Budget {
-    /// The budget as written in a spec: `6`, `500ms`, `2s`.
-    pub fn spec(&self) -> String {
-        match self {
-            Budget::Count(n) => n.to_string(),
-            Budget::Time(t) if t.as_millis() % 1000 == 0 => format!("{}s", t.as_secs()),
-            Budget::Time(t) => format!("{}ms", t.as_millis()),
-        }
-    }
-}
-
-/// The longest time budget accepted, per move.
-pub const MAX_TIME: Duration = Duration::from_secs(3600);
 
 /// A spec that names no agent. Its message says what was wrong and lists [`FORMS`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,7 +86,7 @@ pub fn from_spec(spec: &str) -> Result<Box<dyn Agent>, SpecError> {
             Ok(Box::new(Mcts::new(budget)))
         }
         #[cfg(feature = "torch")]
-        ("az", Some(arg)) => Ok(Box::new(crate::az::agent::from_spec_arg(spec, arg)?)),
+        ("az", Some(arg)) => Ok(Box::new(az_agent(spec, arg)?)),
         #[cfg(feature = "torch")]
         ("az", None) => Err(SpecError::new(
             spec,
@@ -175,4 +152,47 @@ pub fn parse_budget(
             format!("{arg:?} is neither a {what} count nor a time such as 500ms"),
         )),
     }
+}
+
+/// The trained-network agent of the spec argument after `az:`: `PATH`, `PATH:SIMS`,
+/// `PATH:solver=NODES` or `PATH:SIMS:solver=NODES`.
+#[cfg(feature = "torch")]
+fn az_agent(spec: &str, arg: &str) -> Result<crate::az::AzAgent, SpecError> {
+    use crate::az::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES};
+    let (arg, solver) = match arg.rsplit_once(':') {
+        Some((rest, option)) if option.starts_with("solver=") => {
+            let nodes = option["solver=".len()..]
+                .parse::<u64>()
+                .ok()
+                .filter(|&n| n <= MAX_SOLVER_NODES)
+                .ok_or_else(|| {
+                    SpecError::new(
+                        spec,
+                        format!("solver= takes a number of positions, 0 to {MAX_SOLVER_NODES}"),
+                    )
+                })?;
+            (rest, nodes)
+        }
+        _ => (arg, SOLVER_NODES),
+    };
+    let (path, sims) = match arg.rsplit_once(':') {
+        Some((path, sims)) if !sims.is_empty() && sims.bytes().all(|b| b.is_ascii_digit()) => {
+            let sims: u32 = sims
+                .parse()
+                .ok()
+                .filter(|&s| (1..=1_000_000).contains(&s))
+                .ok_or_else(|| SpecError::new(spec, "simulations must be 1 to 1000000"))?;
+            (path, Some(sims))
+        }
+        _ => (arg, None),
+    };
+    if path.is_empty() {
+        return Err(SpecError::new(
+            spec,
+            "az needs a checkpoint path after the colon",
+        ));
+    }
+    let agent = AzAgent::load(std::path::Path::new(path), sims)
+        .map_err(|e| SpecError::new(spec, e.to_string()))?;
+    Ok(agent.with_solver(solver))
 }

@@ -104,28 +104,75 @@ fn font_ready() -> bool {
     })
 }
 
+/// A chart that draws itself on any plotters backend.
+trait Drawing {
+    /// Width and height in pixels.
+    fn size(&self) -> (u32, u32);
+
+    /// Draw the chart on `root`.
+    fn draw_on<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), String>;
+}
+
 /// Write `chart` as `<stem>.svg` and `<stem>.png`; returns the paths written.
-pub fn write_line_chart(chart: &LineChart, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
+fn write_chart(chart: &impl Drawing, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let svg = stem.with_extension("svg");
     let png = stem.with_extension("png");
     // Both backends lay text out with the registered font.
     if !font_ready() {
         return Err(PlotError::NoFont);
     }
-    let chart = &finite_part(chart);
-    {
-        let root = SVGBackend::new(&svg, (900, 560)).into_drawing_area();
-        draw(chart, &root).map_err(|e| PlotError::Draw(svg.clone(), e))?;
-        root.present()
-            .map_err(|e| PlotError::Draw(svg.clone(), e.to_string()))?;
-    }
-    {
-        let root = BitMapBackend::new(&png, (900, 560)).into_drawing_area();
-        draw(chart, &root).map_err(|e| PlotError::Draw(png.clone(), e))?;
-        root.present()
-            .map_err(|e| PlotError::Draw(png.clone(), e.to_string()))?;
-    }
+    render(chart, SVGBackend::new(&svg, chart.size()), &svg)?;
+    render(chart, BitMapBackend::new(&png, chart.size()), &png)?;
     Ok(vec![png, svg])
+}
+
+/// Draw `chart` with `backend`, which writes `path`.
+fn render<DB: DrawingBackend>(
+    chart: &impl Drawing,
+    backend: DB,
+    path: &Path,
+) -> Result<(), PlotError> {
+    let root = backend.into_drawing_area();
+    chart
+        .draw_on(&root)
+        .map_err(|e| PlotError::Draw(path.to_owned(), e))?;
+    root.present()
+        .map_err(|e| PlotError::Draw(path.to_owned(), e.to_string()))
+}
+
+/// The frame every chart is drawn in: its caption and the room for the axes' labels.
+fn frame<'a, 'b, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, plotters::coord::Shift>,
+    title: &'b str,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(60);
+    builder
+}
+
+/// The legend of every series, boxed, at `position`.
+fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    ctx: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), String> {
+    ctx.configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(position)
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
+/// Write `chart` as `<stem>.svg` and `<stem>.png`; returns the paths written.
+pub fn write_line_chart(chart: &LineChart, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    write_chart(&finite_part(chart), stem)
 }
 
 /// The chart without its points that are not finite, and without intervals that are not: laying
@@ -171,54 +218,52 @@ fn ranges(chart: &LineChart) -> Option<((f64, f64), (f64, f64))> {
     Some((pad(x0, x1), y))
 }
 
-fn draw<DB: DrawingBackend>(
-    chart: &LineChart,
-    root: &DrawingArea<DB, plotters::coord::Shift>,
-) -> Result<(), String> {
-    let ((x0, x1), (y0, y1)) = ranges(chart).ok_or_else(|| PlotError::Empty.to_string())?;
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(err)?;
-    let mut ctx = ChartBuilder::on(root)
-        .caption(&chart.title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(err)?;
-    ctx.configure_mesh()
-        .x_desc(&chart.x_label)
-        .y_desc(&chart.y_label)
-        .draw()
-        .map_err(err)?;
-    for (i, series) in chart.series.iter().enumerate() {
-        let colour = Palette99::pick(i).to_rgba();
-        let line = series.points.iter().map(|p| (p.x, p.y));
-        ctx.draw_series(LineSeries::new(line, colour.stroke_width(2)))
-            .map_err(err)?
-            .label(series.label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
-            });
-        ctx.draw_series(
-            series
-                .points
-                .iter()
-                .map(|p| Circle::new((p.x, p.y), 3, colour.filled())),
-        )
-        .map_err(err)?;
-        let bars = series.points.iter().filter_map(|p| {
-            p.interval
-                .map(|(lo, hi)| ErrorBar::new_vertical(p.x, lo, p.y, hi, colour.stroke_width(1), 8))
-        });
-        ctx.draw_series(bars).map_err(err)?;
+impl Drawing for LineChart {
+    fn size(&self) -> (u32, u32) {
+        (900, 560)
     }
-    ctx.configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()
-        .map_err(err)?;
-    Ok(())
+
+    fn draw_on<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), String> {
+        let chart = self;
+        let ((x0, x1), (y0, y1)) = ranges(chart).ok_or_else(|| PlotError::Empty.to_string())?;
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        root.fill(&WHITE).map_err(err)?;
+        let mut ctx = frame(root, &chart.title)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(err)?;
+        ctx.configure_mesh()
+            .x_desc(&chart.x_label)
+            .y_desc(&chart.y_label)
+            .draw()
+            .map_err(err)?;
+        for (i, series) in chart.series.iter().enumerate() {
+            let colour = Palette99::pick(i).to_rgba();
+            let line = series.points.iter().map(|p| (p.x, p.y));
+            ctx.draw_series(LineSeries::new(line, colour.stroke_width(2)))
+                .map_err(err)?
+                .label(series.label.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+                });
+            ctx.draw_series(
+                series
+                    .points
+                    .iter()
+                    .map(|p| Circle::new((p.x, p.y), 3, colour.filled())),
+            )
+            .map_err(err)?;
+            let bars = series.points.iter().filter_map(|p| {
+                p.interval.map(|(lo, hi)| {
+                    ErrorBar::new_vertical(p.x, lo, p.y, hi, colour.stroke_width(1), 8)
+                })
+            });
+            ctx.draw_series(bars).map_err(err)?;
+        }
+        legend(&mut ctx, SeriesLabelPosition::LowerRight)
+    }
 }
 
 #[cfg(test)]
@@ -337,107 +382,88 @@ pub struct BarSeries {
 
 /// Write `chart` as `<stem>.svg` and `<stem>.png`; returns the paths written.
 pub fn write_bar_chart(chart: &BarChart, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
-    let svg = stem.with_extension("svg");
-    let png = stem.with_extension("png");
-    if !font_ready() {
-        return Err(PlotError::NoFont);
-    }
-    // Wide enough for a label under every group.
-    let size = ((240 + 110 * chart.groups.len()).max(700) as u32, 560);
-    {
-        let root = SVGBackend::new(&svg, size).into_drawing_area();
-        draw_bars(chart, &root).map_err(|e| PlotError::Draw(svg.clone(), e))?;
-        root.present()
-            .map_err(|e| PlotError::Draw(svg.clone(), e.to_string()))?;
-    }
-    {
-        let root = BitMapBackend::new(&png, size).into_drawing_area();
-        draw_bars(chart, &root).map_err(|e| PlotError::Draw(png.clone(), e))?;
-        root.present()
-            .map_err(|e| PlotError::Draw(png.clone(), e.to_string()))?;
-    }
-    Ok(vec![png, svg])
+    write_chart(chart, stem)
 }
 
-fn draw_bars<DB: DrawingBackend>(
-    chart: &BarChart,
-    root: &DrawingArea<DB, plotters::coord::Shift>,
-) -> Result<(), String> {
-    let values = chart.series.iter().flat_map(|s| s.values.iter().flatten());
-    let top = values
-        .map(|(v, i)| i.map_or(*v, |(_, hi)| hi.max(*v)))
-        .fold(f64::MIN, f64::max);
-    if chart.groups.is_empty() || top == f64::MIN {
-        return Err(PlotError::Empty.to_string());
+impl Drawing for BarChart {
+    /// Wide enough for a label under every group.
+    fn size(&self) -> (u32, u32) {
+        ((240 + 110 * self.groups.len()).max(700) as u32, 560)
     }
-    let (y0, y1) = chart
-        .y_range
-        .unwrap_or((0.0, if top > 0.0 { top * 1.35 } else { 1.0 }));
-    // (The headroom above the bars keeps the legend off them.)
-    let n = chart.groups.len();
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(err)?;
-    let mut ctx = ChartBuilder::on(root)
-        .caption(&chart.title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(60)
-        .build_cartesian_2d(-0.5..n as f64 - 0.5, y0..y1)
-        .map_err(err)?;
-    let groups = chart.groups.clone();
-    ctx.configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n + 1)
-        .x_label_formatter(&move |x| {
-            let g = x.round();
-            if (x - g).abs() < 1e-6 && g >= 0.0 && (g as usize) < groups.len() {
-                groups[g as usize].clone()
-            } else {
-                String::new()
-            }
-        })
-        .y_desc(&chart.y_label)
-        .draw()
-        .map_err(err)?;
-    let width = 0.8 / chart.series.len().max(1) as f64;
-    for (k, series) in chart.series.iter().enumerate() {
-        let colour = Palette99::pick(k).to_rgba();
-        let left = |g: usize| g as f64 - 0.4 + k as f64 * width;
-        let bars = series.values.iter().enumerate().filter_map(|(g, v)| {
-            let (value, _) = (*v)?;
-            Some(Rectangle::new(
-                [(left(g), y0.max(0.0)), (left(g) + width * 0.9, value)],
-                colour.filled(),
-            ))
-        });
-        ctx.draw_series(bars)
-            .map_err(err)?
-            .label(series.label.clone())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled()));
-        let whiskers = series.values.iter().enumerate().filter_map(|(g, v)| {
-            let (value, (lo, hi)) = match *v {
-                Some((value, Some(interval))) => (value, interval),
-                _ => return None,
-            };
-            let x = left(g) + width * 0.45;
-            Some(ErrorBar::new_vertical(
-                x,
-                lo,
-                value,
-                hi,
-                BLACK.stroke_width(1),
-                6,
-            ))
-        });
-        ctx.draw_series(whiskers).map_err(err)?;
+
+    fn draw_on<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), String> {
+        let chart = self;
+        let values = chart.series.iter().flat_map(|s| s.values.iter().flatten());
+        let top = values
+            .map(|(v, i)| i.map_or(*v, |(_, hi)| hi.max(*v)))
+            .fold(f64::MIN, f64::max);
+        if chart.groups.is_empty() || top == f64::MIN {
+            return Err(PlotError::Empty.to_string());
+        }
+        let (y0, y1) = chart
+            .y_range
+            .unwrap_or((0.0, if top > 0.0 { top * 1.35 } else { 1.0 }));
+        // (The headroom above the bars keeps the legend off them.)
+        let n = chart.groups.len();
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        root.fill(&WHITE).map_err(err)?;
+        let mut ctx = frame(root, &chart.title)
+            .build_cartesian_2d(-0.5..n as f64 - 0.5, y0..y1)
+            .map_err(err)?;
+        let groups = chart.groups.clone();
+        ctx.configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n + 1)
+            .x_label_formatter(&move |x| {
+                let g = x.round();
+                if (x - g).abs() < 1e-6 && g >= 0.0 && (g as usize) < groups.len() {
+                    groups[g as usize].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc(&chart.y_label)
+            .draw()
+            .map_err(err)?;
+        let width = 0.8 / chart.series.len().max(1) as f64;
+        for (k, series) in chart.series.iter().enumerate() {
+            let colour = Palette99::pick(k).to_rgba();
+            let left = |g: usize| g as f64 - 0.4 + k as f64 * width;
+            let bars = series.values.iter().enumerate().filter_map(|(g, v)| {
+                let (value, _) = (*v)?;
+                Some(Rectangle::new(
+                    [(left(g), y0.max(0.0)), (left(g) + width * 0.9, value)],
+                    colour.filled(),
+                ))
+            });
+            ctx.draw_series(bars)
+                .map_err(err)?
+                .label(series.label.clone())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled())
+                });
+            let whiskers = series.values.iter().enumerate().filter_map(|(g, v)| {
+                let (value, (lo, hi)) = match *v {
+                    Some((value, Some(interval))) => (value, interval),
+                    _ => return None,
+                };
+                let x = left(g) + width * 0.45;
+                Some(ErrorBar::new_vertical(
+                    x,
+                    lo,
+                    value,
+                    hi,
+                    BLACK.stroke_width(1),
+                    6,
+                ))
+            });
+            ctx.draw_series(whiskers).map_err(err)?;
+        }
+        legend(&mut ctx, SeriesLabelPosition::UpperRight)
     }
-    ctx.configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(err)?;
-    Ok(())
 }
 
 #[cfg(test)]

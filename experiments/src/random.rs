@@ -5,9 +5,8 @@
 
 use crate::select::{Named, VariantArgs};
 use indicatif::{ProgressBar, ProgressStyle};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use sowing_agents::stream;
 use sowing_env::{Outcome, Player, State, random_action};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -99,8 +98,7 @@ impl Tally {
 
 /// Play game `index` of the run seeded `seed` and add it to `tally`.
 fn play_game(named: &Named, seed: u64, index: u64, tally: &mut Tally) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(index);
+    let mut rng = stream(seed, 0, index);
     let mut s = State::initial(&named.rules);
     let (mut plies, mut met_endless) = (0u64, false);
     while let Some(a) = random_action(&s, &mut rng) {

@@ -1,8 +1,8 @@
-//! The trained network as an [`Agent`]: the spec `az:PATH`, `az:PATH:SIMS` or
-//! `az:PATH[:SIMS]:solver=NODES`, where `PATH` is a run directory (its newest checkpoint) or one
-//! `iter-NNNNNN` checkpoint folder, `SIMS` the PUCT simulations per move (default: those the run
-//! trained with) and `NODES` the endgame solver's budget per move (default [`SOLVER_NODES`], 0
-//! turns it off). It plays the most visited move, without noise.
+//! The trained network as an [`Agent`], made by `spec.rs` from the spec `az:PATH`,
+//! `az:PATH:SIMS` or `az:PATH[:SIMS]:solver=NODES`, where `PATH` is a run directory (its newest
+//! checkpoint) or one `iter-NNNNNN` checkpoint folder, `SIMS` the PUCT simulations per move
+//! (default: those the run trained with) and `NODES` the endgame solver's budget per move
+//! (default [`SOLVER_NODES`], 0 turns it off). It plays the most visited move, without noise.
 //!
 //! In the endgame (at most [`SOLVER_SEEDS`] seeds on the board) the [`Solver`] searches to the
 //! end first: a proven win is played at once, and moves proven to lose are never chosen while
@@ -12,16 +12,12 @@
 //! seeds, while another move still held.
 
 use crate::agent::Agent;
-use crate::az::checkpoint::{self, CheckpointError};
-use crate::az::network::PolicyValueNet;
+use crate::az::checkpoint::{CheckpointError, LoadedNet, load_checkpoint};
 use crate::az::puct::{BatchSearch, PuctConfig};
-use crate::az::trainer::{TrainMeta, load_weights};
 use crate::solver::Solver;
-use crate::spec::SpecError;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{Rules, State};
 use std::path::Path;
-use tch::{Device, nn};
 
 /// The endgame solver's default budget per move, in positions.
 pub const SOLVER_NODES: u64 = 200_000;
@@ -30,27 +26,6 @@ pub const SOLVER_NODES: u64 = 200_000;
 /// a win or a lost move in 92% of en-dodoi-6 positions with 8 to 15 seeds left, 40% with 16 to
 /// 23, 13% with 24 to 31 and none with more; above, it would only cost time.
 pub const SOLVER_SEEDS: u32 = 24;
-
-/// A network loaded from a checkpoint, with its metadata.
-#[derive(Debug)]
-pub struct LoadedNet {
-    /// The network.
-    pub net: PolicyValueNet,
-    /// Its variables (kept alive with it).
-    pub vs: nn::VarStore,
-    /// The checkpoint's metadata.
-    pub meta: TrainMeta,
-}
-
-/// Load the network of the checkpoint at `path` (a run directory or a checkpoint folder).
-pub fn load_checkpoint(path: &Path) -> Result<LoadedNet, CheckpointError> {
-    let dir = checkpoint::resolve(path)?;
-    let meta: TrainMeta = checkpoint::read_meta(&dir)?;
-    let mut vs = nn::VarStore::new(Device::cuda_if_available());
-    let net = PolicyValueNet::new(&vs.root(), meta.net);
-    load_weights(&mut vs, &dir, &meta)?;
-    Ok(LoadedNet { net, vs, meta })
-}
 
 /// A player that searches with a trained network.
 #[derive(Debug)]
@@ -163,44 +138,3 @@ const SOLVER_DEPTH: u32 = 999;
 
 /// The largest solver budget a spec accepts, per move.
 pub const MAX_SOLVER_NODES: u64 = 1_000_000_000;
-
-/// The agent of the spec argument after `az:`: `PATH`, `PATH:SIMS`, `PATH:solver=NODES` or
-/// `PATH:SIMS:solver=NODES`.
-pub fn from_spec_arg(spec: &str, arg: &str) -> Result<AzAgent, SpecError> {
-    let (arg, solver) = match arg.rsplit_once(':') {
-        Some((rest, option)) if option.starts_with("solver=") => {
-            let nodes = option["solver=".len()..]
-                .parse::<u64>()
-                .ok()
-                .filter(|&n| n <= MAX_SOLVER_NODES)
-                .ok_or_else(|| {
-                    SpecError::new(
-                        spec,
-                        format!("solver= takes a number of positions, 0 to {MAX_SOLVER_NODES}"),
-                    )
-                })?;
-            (rest, nodes)
-        }
-        _ => (arg, SOLVER_NODES),
-    };
-    let (path, sims) = match arg.rsplit_once(':') {
-        Some((path, sims)) if !sims.is_empty() && sims.bytes().all(|b| b.is_ascii_digit()) => {
-            let sims: u32 = sims
-                .parse()
-                .ok()
-                .filter(|&s| (1..=1_000_000).contains(&s))
-                .ok_or_else(|| SpecError::new(spec, "simulations must be 1 to 1000000"))?;
-            (path, Some(sims))
-        }
-        _ => (arg, None),
-    };
-    if path.is_empty() {
-        return Err(SpecError::new(
-            spec,
-            "az needs a checkpoint path after the colon",
-        ));
-    }
-    let agent =
-        AzAgent::load(Path::new(path), sims).map_err(|e| SpecError::new(spec, e.to_string()))?;
-    Ok(agent.with_solver(solver))
-}

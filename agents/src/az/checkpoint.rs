@@ -10,8 +10,13 @@
 //! A checkpoint is written into a temporary folder and renamed into place, so a crash never leaves
 //! a half-written one. Loading checks sizes and hashes before handing a file to libtorch, so a
 //! truncated or altered file is refused with a message that names it.
+//!
+//! The metadata is generic over the run's arguments and metrics, so that this module, and the
+//! agent that plays a checkpoint ([`load_checkpoint`]), do not depend on the trainer: a player
+//! reads only the [`SearchSettings`] of the arguments.
 
-use crate::az::network::NetConfig;
+use crate::az::network::{NetConfig, PolicyValueNet};
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use sowing_env::Rules;
 use std::collections::BTreeMap;
@@ -19,6 +24,7 @@ use std::fmt;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use tch::{Device, nn};
 
 /// Written in every `meta.json`, so other JSON files are not mistaken for checkpoints.
 pub const FORMAT: &str = "sowing-az-checkpoint";
@@ -40,7 +46,7 @@ pub struct FileDigest {
     pub fnv1a: u64,
 }
 
-/// `meta.json`. `T` is the run's argument type, `M` its per-iteration metrics.
+/// `meta.json`. `A` is the run's argument type, `M` its per-iteration metrics.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Meta<A, M> {
     /// Always [`FORMAT`].
@@ -262,4 +268,55 @@ pub fn write<A: Serialize, M: Serialize>(
         }
     }
     Ok(target)
+}
+
+/// What playing a run's network needs of the run's arguments: the search it trained with. The
+/// trainer's `Args` hold these fields among others, which a player does not read.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+pub struct SearchSettings {
+    /// PUCT simulations per self-play move.
+    pub simulations: u32,
+    /// PUCT exploration constant.
+    pub c_puct: f32,
+    /// Dirichlet concentration of the root noise.
+    pub dirichlet_alpha: f32,
+}
+
+/// `meta.json` as a player reads it: the run's search settings, its metrics left unread.
+pub type PlayMeta = Meta<SearchSettings, IgnoredAny>;
+
+/// A network loaded from a checkpoint, with its metadata.
+#[derive(Debug)]
+pub struct LoadedNet {
+    /// The network.
+    pub net: PolicyValueNet,
+    /// Its variables (kept alive with it).
+    pub vs: nn::VarStore,
+    /// The checkpoint's metadata.
+    pub meta: PlayMeta,
+}
+
+/// Load the network of the checkpoint at `path` (a run directory or a checkpoint folder).
+pub fn load_checkpoint(path: &Path) -> Result<LoadedNet, CheckpointError> {
+    let dir = resolve(path)?;
+    let meta: PlayMeta = read_meta(&dir)?;
+    let mut vs = nn::VarStore::new(Device::cuda_if_available());
+    let net = PolicyValueNet::new(&vs.root(), meta.net);
+    load_weights(&mut vs, &dir, meta.net)?;
+    Ok(LoadedNet { net, vs, meta })
+}
+
+/// Load the weights of checkpoint folder `dir` into `vs` (built for a `net` network).
+pub fn load_weights(
+    vs: &mut nn::VarStore,
+    dir: &Path,
+    net: NetConfig,
+) -> Result<(), CheckpointError> {
+    let path = dir.join(WEIGHTS);
+    vs.load(&path).map_err(|e| {
+        CheckpointError::Corrupt(
+            path,
+            format!("its tensors do not load into a {net:?} network: {e}"),
+        )
+    })
 }

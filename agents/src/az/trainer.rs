@@ -8,12 +8,13 @@
 
 use crate::az::adam::AdamW;
 use crate::az::checkpoint::{self, CheckpointError, Meta, TRAINER, WEIGHTS};
-use crate::az::evaluate::{self, MatchResult};
 use crate::az::network::{NetConfig, PolicyValueNet, encode_input};
 use crate::az::puct::{BatchSearch, PuctConfig};
+use crate::az::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::az::replay::{ReplayBuffer, Sample};
+use crate::stats::{Rate, rate_against};
+use crate::streams;
 use rand::RngExt;
-use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sowing_env::{Outcome, Rules, State, random_opening};
@@ -339,11 +340,13 @@ pub struct Trainer {
     seconds: f64,
 }
 
-/// A random stream for `purpose` in iteration `iteration`, lane `lane` (a game, say).
+/// The random stream for `purpose` in iteration `iteration`, lane `lane` (a game, say).
 fn stream(seed: u64, purpose: u64, iteration: u32, lane: u32) -> ChaCha8Rng {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ purpose.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    rng.set_stream(u64::from(iteration) << 32 | u64::from(lane));
-    rng
+    streams::stream(
+        seed,
+        purpose.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        u64::from(iteration) << 32 | u64::from(lane),
+    )
 }
 
 const SELF_PLAY: u64 = 1;
@@ -437,7 +440,7 @@ impl Trainer {
         tch::set_num_threads(1);
         let mut vs = nn::VarStore::new(Device::cuda_if_available());
         let net = PolicyValueNet::new(&vs.root(), meta.net);
-        load_weights(&mut vs, &found, &meta)?;
+        checkpoint::load_weights(&mut vs, &found, meta.net)?;
         let mut optimizer = AdamW::new(&vs, args.lr, args.weight_decay);
         let path = found.join(TRAINER);
         let saved: BTreeMap<String, Tensor> = Tensor::load_multi(&path)
@@ -525,15 +528,18 @@ impl Trainer {
         let next = self.iteration + 1;
         let (games, positions, south_wins, play_secs) = self.self_play(next, progress);
         let (steps, policy_loss, value_loss) = self.train(next, positions, progress);
-        let eval = self.evaluate(next, progress)?;
+        let eval = self.rate(next, progress)?;
         let (elo, elo_interval) = if eval.is_empty() {
             (None, None)
         } else {
-            let rated: Vec<(f64, &MatchResult)> = eval
+            let rated: Vec<(f64, Rate)> = eval
                 .iter()
-                .map(|m| (self.baseline_elo[&m.opponent], m))
+                .map(|m| {
+                    let score = Rate::new(m.points(), u64::from(m.games()));
+                    (self.baseline_elo[&m.opponent], score)
+                })
                 .collect();
-            let (elo, half) = evaluate::rate_against(&rated);
+            let (elo, half) = rate_against(&rated, Z95_ROUNDED);
             (Some(elo), Some(half))
         };
         self.seconds += started.elapsed().as_secs_f64();
@@ -663,7 +669,7 @@ impl Trainer {
     }
 
     /// Play every baseline (rating them first, once per run). Empty when evaluation is off.
-    fn evaluate(
+    fn rate(
         &mut self,
         iteration: u32,
         progress: &mut dyn FnMut(Progress),
@@ -684,7 +690,7 @@ impl Trainer {
         for (b, spec) in baselines.iter().enumerate() {
             let seed = seed_from(stream(self.args.seed, EVALUATION, iteration, b as u32));
             let done_before = games * b as u32;
-            let setup = evaluate::MatchSetup {
+            let setup = rating::MatchSetup {
                 rules: self.rules,
                 opponent: spec.clone(),
                 games,
@@ -693,7 +699,7 @@ impl Trainer {
                 opening: self.args.eval_opening,
             };
             let result =
-                evaluate::play_network_matches(&mut self.net, &config, &setup, &mut |done| {
+                rating::play_network_matches(&mut self.net, &config, &setup, &mut |done| {
                     progress(Progress::Evaluation(done_before + done, total))
                 })
                 .map_err(|e| TrainError::Args(e.to_string()))?;
@@ -713,39 +719,19 @@ impl Trainer {
         if let Some(pos) = names.iter().position(|n| n == "random") {
             names.swap(0, pos);
         }
-        let pairs: Vec<(usize, usize)> = (0..names.len())
-            .flat_map(|i| (i + 1..names.len()).map(move |j| (i, j)))
-            .collect();
-        let total = pairs.len() as u32;
-        progress(Progress::RatingBaselines(0, total));
+        let pairs = (names.len() * names.len().saturating_sub(1) / 2) as u32;
+        progress(Progress::RatingBaselines(0, pairs));
         let seed = seed_from(stream(self.args.seed, EVALUATION, 0, u32::MAX));
-        let threads = self.args.threads().max(1);
-        let mut results = Vec::new();
-        for chunk in pairs.chunks(threads) {
-            let outcomes = std::thread::scope(|scope| {
-                let handles: Vec<_> = chunk
-                    .iter()
-                    .map(|&(i, j)| {
-                        let (a, b, rules) = (&names[i], &names[j], &self.rules);
-                        let games = self.args.eval_games;
-                        let opening = self.args.eval_opening;
-                        scope.spawn(move || {
-                            evaluate::play_agent_matches(rules, a, b, games, seed, opening)
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("a baseline agent panicked"))
-                    .collect::<Vec<_>>()
-            });
-            for (&(i, j), outcome) in chunk.iter().zip(outcomes) {
-                let m = outcome.map_err(|e| TrainError::Args(e.to_string()))?;
-                results.push((i, j, m.score(), f64::from(m.games())));
-            }
-            progress(Progress::RatingBaselines(results.len() as u32, total));
-        }
-        let ratings = evaluate::rate_round_robin(&names, &results);
+        let ratings = rating::rate_round_robin(
+            &self.rules,
+            &names,
+            self.args.eval_games,
+            seed,
+            self.args.eval_opening,
+            self.args.threads(),
+            &mut |done| progress(Progress::RatingBaselines(done, pairs)),
+        )
+        .map_err(|e| TrainError::Args(e.to_string()))?;
         self.baseline_elo = names.into_iter().zip(ratings).collect();
         Ok(())
     }
@@ -870,21 +856,6 @@ fn play_games(
         }
     }
     out
-}
-
-/// Load `meta`'s weights from checkpoint folder `dir` into `vs` (built for `meta.net`).
-pub fn load_weights(
-    vs: &mut nn::VarStore,
-    dir: &Path,
-    meta: &TrainMeta,
-) -> Result<(), CheckpointError> {
-    let path = dir.join(WEIGHTS);
-    vs.load(&path).map_err(|e| {
-        CheckpointError::Corrupt(
-            path,
-            format!("its tensors do not load into a {:?} network: {e}", meta.net),
-        )
-    })
 }
 
 /// A seed drawn from a stream, for code that takes a `u64`.

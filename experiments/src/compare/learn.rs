@@ -6,7 +6,7 @@
 //! evaluations). Training is budgeted by time, so its curve is not repeatable to the game; the
 //! finished curve is cached like every other unit, so a resumed comparison reports the same one.
 
-use super::Variant;
+use super::config::Variant;
 use serde::{Deserialize, Serialize};
 
 /// One evaluation of the trainer's agent during training.
@@ -44,7 +44,12 @@ pub fn availability() -> Result<(), String> {
 
 /// Without the trainer nothing is measured.
 #[cfg(not(feature = "torch"))]
-pub fn measure(_: &Variant, _: f64, _: &super::run::Config, _: &super::cache::Cache) -> Learning {
+pub fn measure(
+    _: &Variant,
+    _: f64,
+    _: &super::config::Config,
+    _: &super::cache::Cache,
+) -> Learning {
     Learning::NotMeasured(availability().expect_err("this build has no trainer"))
 }
 
@@ -62,7 +67,7 @@ pub const MIN_SECONDS: f64 = 10.0;
 pub fn measure(
     variant: &Variant,
     seconds: f64,
-    config: &super::run::Config,
+    config: &super::config::Config,
     cache: &super::cache::Cache,
 ) -> Learning {
     use super::cache::{UnitKey, slug};

@@ -10,15 +10,18 @@
 
 mod cache;
 mod chain;
+mod config;
+mod figures;
 mod games;
 mod learn;
 mod plan;
 mod report;
 mod run;
 mod shape;
-mod stats;
+mod sketch;
 
-use plan::Budget;
+use config::{Config, Variant};
+use plan::TimeBudget;
 use sowing_env::{PRESETS, Rules};
 use std::path::PathBuf;
 
@@ -36,7 +39,7 @@ pub struct Args {
     /// Time for the whole comparison, e.g. 90s, 30m, 2h, 1h30m. It is turned into game counts up
     /// front by a fixed cost model, so the same command always does the same work.
     #[arg(long, default_value = "30m")]
-    budget: Budget,
+    budget: TimeBudget,
     /// Directory for the report, the raw data and the cache of finished work.
     #[arg(long)]
     out: PathBuf,
@@ -51,13 +54,6 @@ pub struct Args {
     /// to go on (the cache keeps what was done). For splitting a long comparison into sessions.
     #[arg(long, value_name = "N")]
     max_units: Option<u64>,
-}
-
-/// A game to compare: its name in the report and its rules.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Variant {
-    pub name: String,
-    pub rules: Rules,
 }
 
 /// The variants named by `--variants` and `--rules`.
@@ -125,7 +121,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let command: Vec<String> = std::env::args().collect();
-    let config = run::Config {
+    let config = Config {
         variants,
         budget: args.budget,
         out: args.out,

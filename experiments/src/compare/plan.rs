@@ -46,13 +46,14 @@ const SHARES_WITHOUT_LEARNING: [f64; 4] = [0.125, 0.375, 0.50, 0.0];
 /// The MCTS chain's part of the chain share; alpha-beta gets the rest.
 const MCTS_CHAIN_SHARE: f64 = 0.6;
 
-/// A time budget as given on the command line: `90s`, `30m`, `2h`, `1h30m`.
+/// The time for a whole comparison, as given on the command line: `90s`, `30m`, `2h`, `1h30m`
+/// (not an agent's `Budget` per move).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Budget(pub Duration);
+pub struct TimeBudget(pub Duration);
 
-impl std::str::FromStr for Budget {
+impl std::str::FromStr for TimeBudget {
     type Err = String;
-    fn from_str(text: &str) -> Result<Budget, String> {
+    fn from_str(text: &str) -> Result<TimeBudget, String> {
         let bad = || {
             format!(
                 "invalid budget {text:?}: give a number with a unit, s, m or h, or several \
@@ -79,11 +80,11 @@ impl std::str::FromStr for Budget {
         if !number.is_empty() || secs <= 0.0 || !secs.is_finite() || secs > 30.0 * 86400.0 {
             return Err(bad());
         }
-        Ok(Budget(Duration::from_secs_f64(secs)))
+        Ok(TimeBudget(Duration::from_secs_f64(secs)))
     }
 }
 
-impl fmt::Display for Budget {
+impl fmt::Display for TimeBudget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = self.0.as_secs_f64();
         if s >= 3600.0 && s % 3600.0 == 0.0 {
@@ -196,7 +197,7 @@ pub struct Allowance {
 
 impl Allowance {
     /// Split `budget` (wall time, `threads` cores) over `variants` variants.
-    pub fn split(budget: Budget, threads: usize, variants: usize, learning: bool) -> Allowance {
+    pub fn split(budget: TimeBudget, threads: usize, variants: usize, learning: bool) -> Allowance {
         let core_us = budget.0.as_secs_f64() * 1e6 * threads as f64 / variants.max(1) as f64;
         let s = if learning {
             SHARES_WITH_LEARNING
@@ -351,31 +352,34 @@ mod tests {
     #[test]
     fn budgets_parse_in_every_form_and_bad_ones_say_why() {
         assert_eq!(
-            "30m".parse::<Budget>().unwrap().0,
+            "30m".parse::<TimeBudget>().unwrap().0,
             Duration::from_secs(1800)
         );
         assert_eq!(
-            "1h30m".parse::<Budget>().unwrap().0,
+            "1h30m".parse::<TimeBudget>().unwrap().0,
             Duration::from_secs(5400)
         );
-        assert_eq!("90s".parse::<Budget>().unwrap().0, Duration::from_secs(90));
         assert_eq!(
-            "0.5s".parse::<Budget>().unwrap().0,
+            "90s".parse::<TimeBudget>().unwrap().0,
+            Duration::from_secs(90)
+        );
+        assert_eq!(
+            "0.5s".parse::<TimeBudget>().unwrap().0,
             Duration::from_millis(500)
         );
         for bad in ["", "30", "m", "30x", "0s", "-5m"] {
-            let e = bad.parse::<Budget>().unwrap_err();
+            let e = bad.parse::<TimeBudget>().unwrap_err();
             assert!(e.contains("30m"), "{e}");
         }
-        assert_eq!("1h30m".parse::<Budget>().unwrap().to_string(), "90m");
+        assert_eq!("1h30m".parse::<TimeBudget>().unwrap().to_string(), "90m");
     }
 
     #[test]
     fn the_split_uses_the_whole_budget() {
-        let a = Allowance::split(Budget(Duration::from_secs(100)), 2, 4, true);
+        let a = Allowance::split(TimeBudget(Duration::from_secs(100)), 2, 4, true);
         let total = a.shape + a.balance + a.chains + a.learning;
         assert!((total - 50e6).abs() < 1.0);
-        let b = Allowance::split(Budget(Duration::from_secs(100)), 2, 4, false);
+        let b = Allowance::split(TimeBudget(Duration::from_secs(100)), 2, 4, false);
         assert_eq!(b.learning, 0.0);
         assert!((b.shape + b.balance + b.chains - 50e6).abs() < 1.0);
     }

@@ -1,33 +1,21 @@
 //! The comparison run: plan, play every unit of work on all cores (or take it from the cache),
 //! and hand the figures to the report.
 
-use super::Variant;
 use super::cache::{Cache, UnitKey};
-use super::games::{Tally, play_unit};
+use super::config::Config;
+use super::figures::{FamilyData, Figures, VariantData};
+use super::games::play_unit;
 use super::learn::{self, Learning};
-use super::plan::{self, AGENT_UNIT, Allowance, Budget, ChainPlan, CostModel};
-use super::report::{self, FamilyData, VariantData};
+use super::plan::{self, AGENT_UNIT, Allowance, ChainPlan, CostModel};
+use super::report;
 use super::shape::{Shape, random_games};
-use super::stats::hash_bytes;
+use super::sketch::hash_bytes;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Serialize, de::DeserializeOwned};
-use std::path::PathBuf;
+use sowing_agents::matches::Tally;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
-
-/// What `sowing compare` was asked to do.
-#[derive(Clone, Debug)]
-pub struct Config {
-    pub variants: Vec<Variant>,
-    pub budget: Budget,
-    pub out: PathBuf,
-    pub seed: u64,
-    pub threads: usize,
-    pub max_units: Option<u64>,
-    /// The command line as given, for the top of the report.
-    pub command: Vec<String>,
-}
 
 /// What a unit does.
 #[derive(Clone, Debug)]
@@ -427,7 +415,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
             }
         })
         .collect();
-    let written = report::write(config, &allowance, &data)?;
+    let written = report::write(&config.out, &Figures::new(config, &allowance, &data))?;
     println!("{}", written.summary_table);
     println!("report: {}", written.report.display());
     Ok(())

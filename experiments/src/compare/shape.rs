@@ -6,10 +6,11 @@
 //! run's seed, the variant and the unit's index, so a unit gives the same figures wherever and
 //! whenever it runs.
 
-use super::stats::{Histogram, Mean, Rate, Sketch, hash_bytes};
-use rand::SeedableRng;
+use super::sketch::{Sketch, hash_bytes};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use sowing_agents::stats::{Histogram, Mean, Rate};
+use sowing_agents::stream;
 use sowing_env::{Outcome, Player, Rules, State, random_action};
 
 /// What random games looked like, added up over games (mergeable across units).
@@ -105,9 +106,7 @@ pub fn position_hash(state: &State) -> u64 {
 pub fn random_games(rules: &Rules, seed: u64, first: u64, games: u64) -> Shape {
     let mut shape = Shape::default();
     for g in first..first + games {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        rng.set_stream(g);
-        play_one(rules, &mut rng, &mut shape);
+        play_one(rules, &mut stream(seed, 0, g), &mut shape);
     }
     shape
 }

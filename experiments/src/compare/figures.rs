@@ -1,0 +1,444 @@
+//! The figures of a comparison as one typed value, [`Figures`], computed once from what was
+//! measured: `results.json` is its serialisation, and the report's prose, tables, plots and CSV
+//! files are rendered from it (see `report/`), so no figure is computed twice and nothing is
+//! parsed back.
+//!
+//! In `results.json` a rate shows its Wilson interval only from [`MIN_GAMES`] trials on and is
+//! "not measured" below; the CSV files give every rate with its count and interval, for readers
+//! who set their own bar.
+
+use super::chain::{Scores, chains};
+use super::config::{Config, Variant};
+use super::learn::Learning;
+use super::plan::{Allowance, CHAIN_THRESHOLD, ChainPlan, MIN_GAMES};
+use super::shape::Shape;
+use serde::{Serialize, Serializer};
+use sowing_agents::matches::Tally;
+use sowing_agents::stats::{Histogram, Mean, Rate};
+use sowing_env::Rules;
+
+/// What was measured of one family of agents for a skill chain.
+#[derive(Clone, Debug)]
+pub struct FamilyData {
+    pub family: String,
+    /// `None` when the budget could not pay for two levels.
+    pub plan: Option<ChainPlan>,
+    /// `(weaker, stronger, tally with the stronger as agent a)` for every pair played.
+    pub pairs: Vec<(usize, usize, Tally)>,
+}
+
+/// Everything measured on one variant.
+#[derive(Clone, Debug)]
+pub struct VariantData {
+    pub variant: Variant,
+    pub shape: Shape,
+    /// Self-play of each balance agent; `None` when not measured.
+    pub balance: Vec<(String, Option<Tally>)>,
+    pub chains: Vec<FamilyData>,
+    pub learning: Learning,
+}
+
+/// Every figure of a comparison.
+#[derive(Clone, Debug, Serialize)]
+pub struct Figures {
+    /// The command line as given.
+    pub command: Vec<String>,
+    pub seed: u64,
+    /// The budget as given, e.g. `30m`.
+    pub budget: String,
+    pub threads: usize,
+    /// How the budget was split, for each variant.
+    #[serde(rename = "allowance_core_seconds_per_variant")]
+    pub allowance: CoreSeconds,
+    pub variants: Vec<VariantFigures>,
+}
+
+/// The budget of each measurement of a variant, in core-seconds.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct CoreSeconds {
+    pub shape: f64,
+    pub balance: f64,
+    pub chains: f64,
+    pub learning: f64,
+}
+
+/// The figures of one variant.
+#[derive(Clone, Debug, Serialize)]
+pub struct VariantFigures {
+    /// Its name in the report.
+    pub variant: String,
+    pub rules: Rules,
+    pub shape: ShapeFigures,
+    /// Self-play of each balance agent.
+    pub balance: Vec<Balance>,
+    /// One per family of agents.
+    pub chains: Vec<Chain>,
+    /// MCTS at 2k simulations against k, for the neighbouring levels of the MCTS chain.
+    pub sensitivity: Vec<Sensitivity>,
+    pub learning: Learning,
+}
+
+/// Game shape and complexity under random play.
+#[derive(Clone, Debug, Serialize)]
+pub struct ShapeFigures {
+    pub games: u64,
+    /// Plies per game.
+    #[serde(serialize_with = "mean_json")]
+    pub plies: Mean,
+    /// Legal moves per position.
+    #[serde(serialize_with = "mean_json")]
+    pub branching: Mean,
+    #[serde(rename = "laps_per_move", serialize_with = "mean_json")]
+    pub laps: Mean,
+    #[serde(rename = "sown_per_move", serialize_with = "mean_json")]
+    pub sown: Mean,
+    /// Positions with an endless move, of the positions where a move was chosen.
+    #[serde(serialize_with = "rate_json")]
+    pub endless_positions: Rate,
+    /// Games that met an endless move.
+    #[serde(serialize_with = "rate_json")]
+    pub endless_games: Rate,
+    #[serde(serialize_with = "rate_json")]
+    pub truncated: Rate,
+    #[serde(serialize_with = "rate_json")]
+    pub first_player_wins: Rate,
+    #[serde(serialize_with = "rate_json")]
+    pub draws: Rate,
+    /// Allis's game-tree complexity, log10(b^d).
+    pub log10_game_tree: Option<f64>,
+    /// Knuth's path estimator: the mean of log10 of the branching factors' product, per game.
+    #[serde(rename = "log10_paths_per_game", serialize_with = "mean_json")]
+    pub log_paths: Mean,
+    /// Distinct positions reached (a HyperLogLog estimate).
+    pub distinct_positions: Option<f64>,
+    /// Game length in plies, by length.
+    #[serde(rename = "length_counts", serialize_with = "counts_json")]
+    pub lengths: Histogram,
+    /// The games' results, which `results.json` gives as rates (`first_player_wins` and the
+    /// others) as it always has; `balance.csv` and the balance table count them.
+    #[serde(skip)]
+    pub outcomes: Outcomes,
+}
+
+/// How the random games ended.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Outcomes {
+    pub south_wins: u64,
+    pub north_wins: u64,
+    pub draws: u64,
+    pub truncated: u64,
+}
+
+/// The balance figures of one agent's self-play.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Balance {
+    Measured {
+        agent: String,
+        games: u64,
+        #[serde(serialize_with = "rate_json")]
+        first_player_wins: Rate,
+        #[serde(serialize_with = "rate_json")]
+        draws: Rate,
+        tally: Tally,
+    },
+    NotMeasured {
+        agent: String,
+        /// Always 0.
+        games: u64,
+        not_measured: String,
+    },
+}
+
+impl Balance {
+    pub fn agent(&self) -> &str {
+        match self {
+            Balance::Measured { agent, .. } | Balance::NotMeasured { agent, .. } => agent,
+        }
+    }
+
+    /// The games, when measured.
+    pub fn tally(&self) -> Option<&Tally> {
+        match self {
+            Balance::Measured { tally, .. } => Some(tally),
+            Balance::NotMeasured { .. } => None,
+        }
+    }
+}
+
+/// The skill chain of one family of agents.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Chain {
+    Measured {
+        family: String,
+        /// The agents tried, weakest first.
+        levels: Vec<String>,
+        games_per_pair: u64,
+        /// The longest chain on the point estimates, weakest first.
+        chain: Vec<String>,
+        /// The longest chain every step of which is sure at 95%.
+        sure_chain: Vec<String>,
+        /// Every pair played.
+        pairs: Vec<ChainPair>,
+    },
+    NotMeasured {
+        family: String,
+        not_measured: String,
+    },
+}
+
+impl Chain {
+    pub fn family(&self) -> &str {
+        match self {
+            Chain::Measured { family, .. } | Chain::NotMeasured { family, .. } => family,
+        }
+    }
+
+    /// The family's name in prose.
+    pub fn label(&self) -> &'static str {
+        if self.family() == "mcts" {
+            "MCTS"
+        } else {
+            "alpha-beta"
+        }
+    }
+}
+
+/// One pair of a skill chain's family: the stronger agent's games against the weaker.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChainPair {
+    pub weaker: String,
+    pub stronger: String,
+    /// The stronger agent is agent a.
+    pub tally: Tally,
+    /// The stronger agent's score.
+    #[serde(serialize_with = "rate_json")]
+    pub score: Rate,
+}
+
+/// The score of MCTS with 2k simulations per move against MCTS with k.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sensitivity {
+    pub k: u64,
+    #[serde(rename = "score_2k_vs_k", serialize_with = "rate_json")]
+    pub score: Rate,
+}
+
+impl Figures {
+    /// The figures of a comparison run as `config` says, its budget split as `allowance`, that
+    /// measured `data`.
+    pub fn new(config: &Config, allowance: &Allowance, data: &[VariantData]) -> Figures {
+        Figures {
+            command: config.command.clone(),
+            seed: config.seed,
+            budget: config.budget.to_string(),
+            threads: config.threads,
+            allowance: CoreSeconds {
+                shape: allowance.shape / 1e6,
+                balance: allowance.balance / 1e6,
+                chains: allowance.chains / 1e6,
+                learning: allowance.learning / 1e6,
+            },
+            variants: data.iter().map(VariantFigures::new).collect(),
+        }
+    }
+}
+
+impl VariantFigures {
+    fn new(d: &VariantData) -> VariantFigures {
+        let balance = d
+            .balance
+            .iter()
+            .map(|(spec, tally)| match tally {
+                Some(t) => Balance::Measured {
+                    agent: spec.clone(),
+                    games: t.games,
+                    first_player_wins: t.first_player_wins(),
+                    draws: t.draw_rate(),
+                    tally: *t,
+                },
+                None => Balance::NotMeasured {
+                    agent: spec.clone(),
+                    games: 0,
+                    not_measured: "budget too small".to_string(),
+                },
+            })
+            .collect();
+        VariantFigures {
+            variant: d.variant.name.clone(),
+            rules: d.variant.rules,
+            shape: ShapeFigures::new(&d.shape),
+            balance,
+            chains: d.chains.iter().map(Chain::new).collect(),
+            sensitivity: sensitivity(&d.chains),
+            learning: d.learning.clone(),
+        }
+    }
+
+    /// The balance figures of agent `spec`, if it was measured.
+    pub fn balance_of(&self, spec: &str) -> Option<&Tally> {
+        self.balance.iter().find(|b| b.agent() == spec)?.tally()
+    }
+
+    /// The skill chain of `family`.
+    pub fn chain_of(&self, family: &str) -> Option<&Chain> {
+        self.chains.iter().find(|c| c.family() == family)
+    }
+}
+
+impl ShapeFigures {
+    fn new(s: &Shape) -> ShapeFigures {
+        ShapeFigures {
+            games: s.games,
+            plies: s.plies,
+            branching: s.branching,
+            laps: s.laps,
+            sown: s.sown,
+            endless_positions: s.endless_position_rate(),
+            endless_games: s.endless_game_rate(),
+            truncated: s.truncated_rate(),
+            first_player_wins: s.first_player_wins(),
+            draws: s.draw_rate(),
+            log10_game_tree: s.log10_game_tree(),
+            log_paths: s.log_paths,
+            distinct_positions: s.distinct_positions(),
+            lengths: s.lengths.clone(),
+            outcomes: Outcomes {
+                south_wins: s.south_wins,
+                north_wins: s.north_wins,
+                draws: s.draws,
+                truncated: s.truncated,
+            },
+        }
+    }
+}
+
+impl Outcomes {
+    /// The first player's wins among the games someone won: 50% is balance.
+    pub fn decisive_first(&self) -> Rate {
+        decisive_first(self.south_wins, self.north_wins)
+    }
+}
+
+/// The first player's wins among `south + north` decisive games.
+pub fn decisive_first(south: u64, north: u64) -> Rate {
+    Rate::new(south as f64, south + north)
+}
+
+impl Chain {
+    fn new(f: &FamilyData) -> Chain {
+        let Some(plan) = &f.plan else {
+            return Chain::NotMeasured {
+                family: f.family.clone(),
+                not_measured: "budget too small for two levels".to_string(),
+            };
+        };
+        let scores: Scores = f
+            .pairs
+            .iter()
+            .map(|(w, s, t)| (*w, *s, t.a_score()))
+            .collect();
+        let (point, sure) = chains(plan.levels.len(), CHAIN_THRESHOLD, &scores);
+        let names = |chain: Vec<usize>| chain.iter().map(|&i| plan.levels[i].clone()).collect();
+        Chain::Measured {
+            family: f.family.clone(),
+            levels: plan.levels.clone(),
+            games_per_pair: plan.games_per_pair,
+            chain: names(point),
+            sure_chain: names(sure),
+            pairs: f
+                .pairs
+                .iter()
+                .map(|(w, s, t)| ChainPair {
+                    weaker: plan.levels[*w].clone(),
+                    stronger: plan.levels[*s].clone(),
+                    tally: *t,
+                    score: t.a_score(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// MCTS at 2k simulations against k, for each neighbouring pair of the MCTS family.
+fn sensitivity(families: &[FamilyData]) -> Vec<Sensitivity> {
+    let Some(f) = families.iter().find(|f| f.family == "mcts") else {
+        return Vec::new();
+    };
+    let Some(plan) = &f.plan else {
+        return Vec::new();
+    };
+    f.pairs
+        .iter()
+        .filter(|(w, s, _)| *s == *w + 1)
+        .map(|(w, _, t)| Sensitivity {
+            k: plan.levels[*w]
+                .strip_prefix("mcts:")
+                .and_then(|k| k.parse().ok())
+                .unwrap_or(0),
+            score: t.a_score(),
+        })
+        .collect()
+}
+
+/// A rate's 95% Wilson interval, when it rests on at least [`MIN_GAMES`] trials.
+pub fn measured(rate: Rate) -> Option<(f64, f64)> {
+    (rate.n >= MIN_GAMES).then(|| rate.wilson()).flatten()
+}
+
+/// A rate in `results.json`: its value, interval and count, or why it was not measured.
+fn rate_json<S: Serializer>(rate: &Rate, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum Form {
+        Measured {
+            value: Option<f64>,
+            lo95: f64,
+            hi95: f64,
+            n: u64,
+        },
+        NotMeasured {
+            value: Option<f64>,
+            not_measured: String,
+            n: u64,
+        },
+    }
+    match measured(*rate) {
+        Some((lo95, hi95)) => Form::Measured {
+            value: rate.value(),
+            lo95,
+            hi95,
+            n: rate.n,
+        },
+        None => Form::NotMeasured {
+            value: None,
+            not_measured: format!("fewer than {MIN_GAMES} games"),
+            n: rate.n,
+        },
+    }
+    .serialize(s)
+}
+
+/// A mean in `results.json`: with its standard deviation, half-width at 95% and count.
+fn mean_json<S: Serializer>(mean: &Mean, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Form {
+        mean: Option<f64>,
+        sd: Option<f64>,
+        half_width95: Option<f64>,
+        n: u64,
+    }
+    Form {
+        mean: mean.value(),
+        sd: mean.sd(),
+        half_width95: mean.half_width(),
+        n: mean.n,
+    }
+    .serialize(s)
+}
+
+/// A histogram in `results.json`: its counts, by value.
+fn counts_json<S: Serializer>(histogram: &Histogram, s: S) -> Result<S::Ok, S::Error> {
+    histogram.counts.serialize(s)
+}

@@ -1,0 +1,596 @@
+//! `report.md`, rendered from the figures: the command and seed, the summary table, a paragraph
+//! and a detail table per finding, and the plots.
+
+use super::Table;
+use crate::compare::figures::{Chain, Figures, VariantFigures, measured};
+use crate::compare::learn::{CurvePoint, Learning};
+use crate::compare::plan::{
+    AGENT_UNIT, BALANCE_AGENTS, CHAIN_THRESHOLD, MIN_GAMES, MIN_UNIT_US, OPENING_PLIES, SHAPE_UNIT,
+};
+use crate::compare::sketch::Sketch;
+use sowing_agents::matches::Tally;
+use sowing_agents::stats::{Mean, Rate};
+use std::fmt::Write as _;
+
+pub const NOT_MEASURED: &str = "not measured";
+
+/// The whole report; `plots` is the Markdown that shows the plots.
+pub fn report(figures: &Figures, summary: &Table, plots: &str) -> String {
+    let data = &figures.variants;
+    let mut md = String::new();
+    let _ = writeln!(md, "# Comparing variants\n");
+    let _ = writeln!(md, "```\n{}\n```\n", figures.command.join(" "));
+    let _ = writeln!(
+        md,
+        "Seed {}, budget {} on {} threads (game counts are fixed by the budget, the threads and \
+         the seed, so this command gives these figures again, learning aside, which is budgeted \
+         by time). Rates are given with Wilson 95% intervals in brackets, means with the \
+         half-width of their 95% interval. A figure the budget could not pay for (fewer than \
+         {MIN_GAMES} games) is \"not measured\", never zero.\n",
+        figures.seed, figures.budget, figures.threads
+    );
+    let a = &figures.allowance;
+    let _ = writeln!(
+        md,
+        "The budget was split, for each variant, into core-seconds: game shape {:.1}, balance \
+         {:.1}, skill chains {:.1}, learning {:.1} (a fixed cost model turns these into whole \
+         units of work, {SHAPE_UNIT} x 2^k random games or {AGENT_UNIT} x 2^k agent games, each \
+         costing at least {} ms).\n",
+        a.shape,
+        a.balance,
+        a.chains,
+        a.learning,
+        MIN_UNIT_US / 1000.0
+    );
+    md.push_str("## Summary\n\n");
+    md.push_str(&summary.markdown());
+    md.push_str("\nSkill chains: levels in the chain of the levels tried (in brackets: the chain every step of which is sure at 95%).\n\n## Findings\n\n");
+    shape_finding(data, &mut md);
+    complexity_finding(data, &mut md);
+    balance_finding(data, &mut md);
+    chain_finding(data, &mut md);
+    sensitivity_finding(data, &mut md);
+    learning_finding(data, &mut md);
+    md.push_str("## Plots\n\n");
+    md.push_str(plots);
+    md.push_str("## Raw data\n\n`summary.csv` (the table above), `shape.csv`, `lengths.csv` (game-length counts), `balance.csv`, `matches.csv` (every skill-chain pair), `learning.csv`, and `results.json` (all of it, with the command and seed).\n");
+    md
+}
+
+/// The summary table: one row per variant.
+pub fn summary(figures: &Figures) -> Table {
+    let mut head: Vec<String> = [
+        "variant",
+        "rules",
+        "plies per game",
+        "branching",
+        "log10 game tree",
+        "distinct positions",
+        "truncated",
+        "1st player wins: random",
+    ]
+    .map(String::from)
+    .to_vec();
+    head.extend(
+        BALANCE_AGENTS
+            .iter()
+            .map(|a| format!("1st player wins: {a}")),
+    );
+    head.extend(
+        [
+            "skill chain: MCTS",
+            "skill chain: alpha-beta",
+            "learning: final Elo",
+        ]
+        .map(String::from),
+    );
+    let rows = figures
+        .variants
+        .iter()
+        .map(|d| {
+            let s = &d.shape;
+            let mut row = vec![
+                d.variant.clone(),
+                d.rules.summary(),
+                mean_cell(&s.plies, 1),
+                s.branching
+                    .value()
+                    .map_or(NOT_MEASURED.into(), |b| format!("{b:.2}")),
+                s.log10_game_tree
+                    .map_or(NOT_MEASURED.into(), |g| format!("{g:.1}")),
+                s.distinct_positions
+                    .map_or(NOT_MEASURED.into(), |p| format!("{p:.3e}")),
+                rate_cell(s.truncated),
+                rate_cell(s.first_player_wins),
+            ];
+            for spec in BALANCE_AGENTS {
+                row.push(
+                    d.balance_of(spec)
+                        .map_or(NOT_MEASURED.into(), |t| rate_cell(t.first_player_wins())),
+                );
+            }
+            for family in ["mcts", "alphabeta"] {
+                row.push(d.chain_of(family).map_or(NOT_MEASURED.into(), chain_cell));
+            }
+            row.push(learning_cell(&d.learning));
+            row
+        })
+        .collect();
+    Table { head, rows }
+}
+
+/// A rate and its interval, e.g. `52.0% [48.9, 55.1]`; "not measured" below [`MIN_GAMES`].
+pub fn rate_cell(rate: Rate) -> String {
+    match measured(rate) {
+        Some((lo, hi)) => {
+            // Rare events (endless moves, truncations) need more places to show their interval.
+            // (One significant figure of the upper bound at least, up to six places.)
+            let places = if hi >= 0.1 {
+                1
+            } else if hi <= 0.0 {
+                6
+            } else {
+                ((-(hi * 100.0).log10()).ceil() as usize + 1).clamp(1, 6)
+            };
+            format!(
+                "{:.places$}% [{:.places$}, {:.places$}]",
+                100.0 * rate.value().expect("n > 0"),
+                100.0 * lo,
+                100.0 * hi
+            )
+        }
+        None => NOT_MEASURED.to_string(),
+    }
+}
+
+fn mean_cell(mean: &Mean, decimals: usize) -> String {
+    match (mean.value(), mean.half_width()) {
+        (Some(v), Some(h)) => format!("{v:.decimals$} ± {h:.decimals$}"),
+        (Some(v), None) => format!("{v:.decimals$}"),
+        _ => NOT_MEASURED.to_string(),
+    }
+}
+
+fn chain_cell(chain: &Chain) -> String {
+    match chain {
+        Chain::Measured {
+            levels,
+            chain,
+            sure_chain,
+            ..
+        } => format!(
+            "{} of {} (sure: {})",
+            chain.len(),
+            levels.len(),
+            sure_chain.len()
+        ),
+        Chain::NotMeasured { .. } => NOT_MEASURED.to_string(),
+    }
+}
+
+fn elo_cell(p: &CurvePoint) -> String {
+    format!("{:.0} [{:.0}, {:.0}]", p.elo, p.elo_lo, p.elo_hi)
+}
+
+fn learning_cell(learning: &Learning) -> String {
+    match learning {
+        Learning::Curve(points) => points.last().map_or(NOT_MEASURED.into(), elo_cell),
+        Learning::NotMeasured(_) => NOT_MEASURED.to_string(),
+    }
+}
+
+/// Whether an interval excludes one half, in words.
+fn verdict(rate: Rate) -> &'static str {
+    match measured(rate) {
+        Some((lo, _)) if lo > 0.5 => "favours the first player",
+        Some((_, hi)) if hi < 0.5 => "favours the second player",
+        Some(_) => "no significant edge",
+        None => NOT_MEASURED,
+    }
+}
+
+/// Variants sorted by a figure, with the figure, for the findings' sentences.
+fn ranked(
+    data: &[VariantFigures],
+    figure: impl Fn(&VariantFigures) -> Option<f64>,
+) -> Vec<(String, f64)> {
+    let mut v: Vec<(String, f64)> = data
+        .iter()
+        .filter_map(|d| Some((d.variant.clone(), figure(d)?)))
+        .collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}
+
+/// Rows of text cells under `head`, as a Markdown table followed by a blank line.
+fn table(out: &mut String, head: &[&str], rows: Vec<Vec<String>>) {
+    let head = head.iter().map(|h| h.to_string()).collect();
+    out.push_str(&Table { head, rows }.markdown());
+    out.push('\n');
+}
+
+fn shape_finding(data: &[VariantFigures], out: &mut String) {
+    let games = data.iter().map(|d| d.shape.games).max().unwrap_or(0);
+    out.push_str("### Game shape under random play\n\n");
+    if games == 0 {
+        out.push_str("Not measured: the budget did not pay for one unit of random games.\n\n");
+        return;
+    }
+    let longest = ranked(data, |d| d.shape.plies.value());
+    let widest = ranked(data, |d| d.shape.branching.value());
+    let _ = writeln!(
+        out,
+        "Each variant played the same {games} games of uniformly random legal moves from the \
+         start. Games are longest in {} ({:.1} plies on average) and shortest in {} ({:.1}); the \
+         most moves per position are offered in {} ({:.2}), the fewest in {} ({:.2}). Means are \
+         given with the half-width of their 95% interval, at most ±{widest_hw:.2} plies for the \
+         length: two variants whose lengths differ by more than the sum of their half-widths \
+         truly differ. Endless moves (a \
+         sowing that never ends, illegal by the rules) and truncations at the ply cap are rates \
+         with Wilson 95% intervals: a rate whose interval reaches 0 may simply be rare, not absent.\n",
+        longest[0].0,
+        longest[0].1,
+        longest[longest.len() - 1].0,
+        longest[longest.len() - 1].1,
+        widest[0].0,
+        widest[0].1,
+        widest[widest.len() - 1].0,
+        widest[widest.len() - 1].1,
+        widest_hw = data
+            .iter()
+            .filter_map(|d| d.shape.plies.half_width())
+            .fold(0.0, f64::max),
+    );
+    let rows = data
+        .iter()
+        .map(|d| {
+            let s = &d.shape;
+            let q = |p: f64| {
+                s.lengths
+                    .quantile(p)
+                    .map_or(NOT_MEASURED.into(), |v| v.to_string())
+            };
+            vec![
+                d.variant.clone(),
+                s.games.to_string(),
+                mean_cell(&s.plies, 1),
+                q(0.5),
+                q(0.9),
+                mean_cell(&s.branching, 2),
+                mean_cell(&s.laps, 2),
+                mean_cell(&s.sown, 1),
+                rate_cell(s.endless_positions),
+                rate_cell(s.endless_games),
+                rate_cell(s.truncated),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        &[
+            "variant",
+            "games",
+            "plies per game",
+            "median",
+            "90th percentile",
+            "branching",
+            "laps per move",
+            "seeds sown per move",
+            "positions with an endless move",
+            "games meeting one",
+            "truncated",
+        ],
+        rows,
+    );
+}
+
+fn complexity_finding(data: &[VariantFigures], out: &mut String) {
+    out.push_str("### Complexity estimates\n\n");
+    let trees = ranked(data, |d| d.shape.log10_game_tree);
+    if trees.is_empty() {
+        out.push_str("Not measured: no random games were played.\n\n");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "The game-tree size is Allis's estimate b^d from the mean branching factor b and mean \
+         length d of the random games, given as log10: it ranges from {:.1} ({}) to {:.1} ({}). \
+         It inherits the uncertainty of both means and is an order-of-magnitude figure. Distinct \
+         positions are those reached by the random games (board, captures and player to move), \
+         counted with a HyperLogLog sketch (standard error {:.1}%); as every variant played the \
+         same number of games, they compare the variants' breadth of play, and they are a lower \
+         bound on the state space, not an estimate of it. The mean log10 of the product of \
+         branching factors along each game (Knuth's path estimator) is given beside it: it \
+         weights long games as they occur rather than through the mean length.\n",
+        trees[0].1,
+        trees[0].0,
+        trees[trees.len() - 1].1,
+        trees[trees.len() - 1].0,
+        100.0 * Sketch::relative_error(),
+    );
+    let rows = data
+        .iter()
+        .map(|d| {
+            let s = &d.shape;
+            vec![
+                d.variant.clone(),
+                s.log10_game_tree
+                    .map_or(NOT_MEASURED.into(), |g| format!("{g:.1}")),
+                mean_cell(&s.log_paths, 1),
+                s.distinct_positions
+                    .map_or(NOT_MEASURED.into(), |p| format!("{p:.0}")),
+                (s.games + s.branching.n).to_string(),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        &[
+            "variant",
+            "log10 game tree (b^d)",
+            "mean log10 paths per game",
+            "distinct positions",
+            "positions visited",
+        ],
+        rows,
+    );
+}
+
+fn balance_finding(data: &[VariantFigures], out: &mut String) {
+    out.push_str("### Balance\n\n");
+    let _ = writeln!(
+        out,
+        "The first player's (South's) share of wins in self-play, with Wilson 95% intervals, under \
+         random play (the random games above, from the start) and under {} (each game opening \
+         with {OPENING_PLIES} random plies, one move each, so that searching agents do not repeat \
+         one game). Draws are counted apart. A variant favours a player under an agent when the \
+         95% interval of the first player's share of the decisive games excludes one half; \
+         otherwise the figures show no significant edge, which is not proof of balance.\n",
+        BALANCE_AGENTS.join(", "),
+    );
+    let measured_row =
+        |variant: &str, agent: &str, games: u64, wins: Rate, draws: Rate, decisive| {
+            vec![
+                variant.to_string(),
+                agent.to_string(),
+                games.to_string(),
+                rate_cell(wins),
+                rate_cell(draws),
+                rate_cell(decisive),
+                verdict(decisive).to_string(),
+            ]
+        };
+    let mut rows = Vec::new();
+    for d in data {
+        let s = &d.shape;
+        rows.push(measured_row(
+            &d.variant,
+            "random",
+            s.games,
+            s.first_player_wins,
+            s.draws,
+            s.outcomes.decisive_first(),
+        ));
+        for b in &d.balance {
+            match b.tally() {
+                Some(t) => rows.push(measured_row(
+                    &d.variant,
+                    b.agent(),
+                    t.games,
+                    t.first_player_wins(),
+                    t.draw_rate(),
+                    decisive_first(t),
+                )),
+                None => rows.push(vec![
+                    d.variant.clone(),
+                    b.agent().to_string(),
+                    "0".to_string(),
+                    format!("{NOT_MEASURED} (budget too small for {MIN_GAMES} games)"),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ]),
+            }
+        }
+    }
+    table(
+        out,
+        &[
+            "variant",
+            "agent",
+            "games",
+            "1st player wins",
+            "draws",
+            "1st player's share of decisive games",
+            "verdict",
+        ],
+        rows,
+    );
+}
+
+/// The first player's wins among the games of `t` someone won.
+fn decisive_first(t: &Tally) -> Rate {
+    crate::compare::figures::decisive_first(t.south_wins, t.north_wins)
+}
+
+fn chain_finding(data: &[VariantFigures], out: &mut String) {
+    out.push_str("### Skill depth\n\n");
+    let _ = writeln!(
+        out,
+        "A skill chain is the longest sequence of agents of rising budget (MCTS with 10, 20, 40, \
+         ... simulations per move; alpha-beta searching 1, 2, 3, ... plies) in which each agent \
+         beats the one before it with a score of at least {:.0}% (a win 1, a draw or truncation \
+         one half). Each level played the next two above it, every opening from both sides; the chain may skip a level that is no better than the one \
+         below. More levels: more depth for search to find. \"Sure\" is the chain whose every \
+         step's 95% Wilson interval lies above {:.0}% as well: the length the data proves, where \
+         the first figure is the length it suggests. A chain that reaches the last level tried is \
+         only a lower bound: a larger budget would try more levels.\n",
+        100.0 * CHAIN_THRESHOLD,
+        100.0 * CHAIN_THRESHOLD,
+    );
+    let mut chains = Vec::new();
+    let mut pairs = Vec::new();
+    for d in data {
+        for c in &d.chains {
+            match c {
+                Chain::Measured {
+                    levels,
+                    games_per_pair,
+                    chain,
+                    sure_chain,
+                    pairs: played,
+                    ..
+                } => {
+                    chains.push(vec![
+                        d.variant.clone(),
+                        c.label().to_string(),
+                        levels.len().to_string(),
+                        games_per_pair.to_string(),
+                        format!("{} ({})", chain.len(), chain.join(" → ")),
+                        sure_chain.len().to_string(),
+                    ]);
+                    pairs.extend(played.iter().map(|p| {
+                        let t = &p.tally;
+                        vec![
+                            d.variant.clone(),
+                            p.stronger.clone(),
+                            p.weaker.clone(),
+                            t.games.to_string(),
+                            t.a_wins.to_string(),
+                            (t.draws + t.truncated).to_string(),
+                            t.b_wins.to_string(),
+                            rate_cell(p.score),
+                        ]
+                    }));
+                }
+                Chain::NotMeasured { .. } => chains.push(vec![
+                    d.variant.clone(),
+                    c.label().to_string(),
+                    "0".to_string(),
+                    "0".to_string(),
+                    format!(
+                        "{NOT_MEASURED} (budget too small for two levels at {MIN_GAMES} games)"
+                    ),
+                    String::new(),
+                ]),
+            }
+        }
+    }
+    table(
+        out,
+        &[
+            "variant",
+            "family",
+            "levels tried",
+            "games per pair",
+            "chain",
+            "sure chain",
+        ],
+        chains,
+    );
+    out.push_str("Every pair played, with the stronger agent's score:\n\n");
+    table(
+        out,
+        &[
+            "variant",
+            "stronger",
+            "weaker",
+            "games",
+            "wins",
+            "draws",
+            "losses",
+            "score [95%]",
+        ],
+        pairs,
+    );
+}
+
+fn sensitivity_finding(data: &[VariantFigures], out: &mut String) {
+    out.push_str("### Search sensitivity\n\n");
+    let mut ks: Vec<u64> = data
+        .iter()
+        .flat_map(|d| d.sensitivity.iter().map(|s| s.k))
+        .collect();
+    ks.sort_unstable();
+    ks.dedup();
+    if ks.is_empty() {
+        out.push_str("Not measured: the budget did not pay for two MCTS levels.\n\n");
+        return;
+    }
+    out.push_str(
+        "The score of MCTS with 2k simulations per move against MCTS with k, as k grows (the \
+         neighbouring pairs of the MCTS chain), with Wilson 95% intervals. In a game where search \
+         keeps paying, the score stays well above 50% as k grows; where it falls to 50% early, \
+         more search stops helping (the game is shallow for search, or rollouts mislead it).\n\n",
+    );
+    let mut head = vec!["variant".to_string()];
+    head.extend(ks.iter().map(|k| format!("{} vs {k}", 2 * k)));
+    let rows = data
+        .iter()
+        .map(|d| {
+            let mut row = vec![d.variant.clone()];
+            row.extend(ks.iter().map(|k| {
+                d.sensitivity
+                    .iter()
+                    .find(|s| s.k == *k)
+                    .map_or(NOT_MEASURED.into(), |s| rate_cell(s.score))
+            }));
+            row
+        })
+        .collect();
+    out.push_str(&Table { head, rows }.markdown());
+    out.push('\n');
+}
+
+fn learning_finding(data: &[VariantFigures], out: &mut String) {
+    out.push_str("### Learnability\n\n");
+    let reasons: Vec<&str> = data
+        .iter()
+        .filter_map(|d| match &d.learning {
+            Learning::NotMeasured(r) => Some(r.as_str()),
+            Learning::Curve(_) => None,
+        })
+        .collect();
+    if reasons.len() == data.len() {
+        let _ = writeln!(out, "Not measured: {}.\n", reasons[0]);
+        return;
+    }
+    out.push_str(
+        "The AlphaZero trainer (`sowing train`) ran afresh on every preset for the same \
+         wall-clock share of the budget, with small iterations (32 self-play games of 32 PUCT \
+         simulations per move), and after each iteration its agent (32 simulations) played 10 \
+         games against each of random, greedy and mcts:100; its Elo is rated against those \
+         baselines (random = 0) with a 95% interval. A variant whose curve rises faster and \
+         higher is easier to learn under this budget. Training is budgeted by time, so the curve \
+         depends on the machine and is not repeatable to the game; it is cached, so a resumed \
+         comparison reports the same one. Rules files are not trained (the trainer takes \
+         presets).\n\n",
+    );
+    let rows = data
+        .iter()
+        .map(|d| match &d.learning {
+            Learning::Curve(points) => vec![
+                d.variant.clone(),
+                points.len().to_string(),
+                points.first().map_or(NOT_MEASURED.into(), elo_cell),
+                learning_cell(&d.learning),
+            ],
+            Learning::NotMeasured(r) => vec![
+                d.variant.clone(),
+                "0".to_string(),
+                format!("{NOT_MEASURED} ({r})"),
+                String::new(),
+            ],
+        })
+        .collect();
+    table(
+        out,
+        &[
+            "variant",
+            "evaluations",
+            "first Elo [95%]",
+            "final Elo [95%]",
+        ],
+        rows,
+    );
+}
