@@ -18,6 +18,7 @@ mod random;
 mod solver;
 mod spec;
 pub mod stats;
+pub mod tablebase;
 
 pub use agent::Agent;
 pub use alphabeta::{AlphaBeta, CAPTURE_WEIGHT, SearchInfo, WIN};
