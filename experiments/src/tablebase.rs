@@ -165,12 +165,14 @@ impl Summary {
     }
 }
 
-/// Bytes as people read them: `3.53 GB`, `12.4 MB`.
+/// Bytes as people read them: `3.53 GB`, `12.4 MB`, `96 kB`.
 fn size(bytes: f64) -> String {
     if bytes >= 1e9 {
         format!("{:.2} GB", bytes / 1e9)
-    } else {
+    } else if bytes >= 1e6 {
         format!("{:.1} MB", bytes / 1e6)
+    } else {
+        format!("{:.0} kB", (bytes / 1e3).ceil())
     }
 }
 
