@@ -26,7 +26,7 @@ use super::ENDLESS;
 use super::decode;
 use super::error::TablebaseError;
 use super::index::{PositionIndex, next_in_layer};
-use sowing_env::{ByPlayer, MAX_TOTAL_SEEDS, Player, Rules, State};
+use sowing_env::{Board, ByPlayer, MAX_TOTAL_SEEDS, Player, Rules, Sowing, State, sow};
 use std::fmt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -54,7 +54,7 @@ impl fmt::Debug for BuildOptions<'_> {
 pub enum Stage {
     /// Sowing every move: exits valued, in-layer moves counted.
     Moves,
-    /// Sowing every move again, recording each in-layer move under its child.
+    /// Sowing the in-layer moves again, recording each under its child.
     Predecessors,
     /// The threshold sweep.
     Values,
@@ -168,21 +168,41 @@ impl Layer<'_> {
             .expect("a board of at most the rules' seeds, with the rest captured, is a position")
     }
 
-    /// Each legal move of `state`: the index of the child (turned to put its mover first) and
-    /// the seeds captured; `none` when there is no legal move.
+    /// Each legal move of `state`: the action, the index of the child (turned to put its mover
+    /// first) and the seeds captured.
     #[inline]
-    fn moves(&self, state: &State, mut each: impl FnMut(u64, u32)) {
+    fn moves(&self, state: &State, mut each: impl FnMut(usize, u64, u32)) {
         for a in state.legal_actions() {
             let (board, captured) = state.play_board(a);
             each(
+                a,
                 self.index.index_rotated(&board.bytes(), self.holes),
                 captured,
             );
         }
     }
 
-    /// Walk the positions of the layer `first..first + len` (layer ranks), in order.
-    fn walk(&self, first: usize, len: usize, mut each: impl FnMut(usize, &State)) {
+    /// The index of the child of each action in `actions` (bits), moves of `cells` (South to
+    /// move) known to be legal and to capture nothing: the board after one is the board its
+    /// sowing leaves, so the engine's sowing alone gives it, without settling a `State`.
+    #[inline]
+    fn quiet_moves(&self, cells: &[u8], mut actions: u16, mut each: impl FnMut(u64)) {
+        let board = Board::from_cells(cells);
+        while actions != 0 {
+            let a = actions.trailing_zeros() as usize;
+            actions &= actions - 1;
+            let mut sown = board;
+            match sow(&mut sown, a, &self.rules) {
+                Sowing::Ended { .. } => {}
+                Sowing::Endless { .. } => unreachable!("a legal move ends"),
+            }
+            each(self.index.index_rotated(&sown.bytes(), self.holes));
+        }
+    }
+
+    /// Walk the boards of the layer `first..first + len` (layer ranks), in order, mover's row
+    /// first.
+    fn walk(&self, first: usize, len: usize, mut each: impl FnMut(usize, &[u8])) {
         let ring = 2 * self.holes;
         let mut cells = [0u8; 32];
         self.index
@@ -192,7 +212,7 @@ impl Layer<'_> {
             if i > 0 {
                 next_in_layer(&mut cells[..ring]);
             }
-            each(first + i, &self.position(&cells[..ring]));
+            each(first + i, &cells[..ring]);
         }
     }
 
@@ -205,10 +225,11 @@ impl Layer<'_> {
     ) -> Result<(), TablebaseError> {
         let len = out.len();
         let k = self.seeds as i32;
-        // Stage 1: the best exit of each position, its in-layer moves, and each child's count
-        // of in-layer predecessors (in `links`, turned into where they end by a prefix sum).
+        // Stage 1: the best exit of each position, its in-layer moves (as bits), and each
+        // child's count of in-layer predecessors (in `links`, turned into where they end by a
+        // prefix sum).
         let mut exit = vec![NO_EXIT; len];
-        let mut inside = vec![0u8; len];
+        let mut inside = vec![0u16; len];
         let links: Vec<AtomicU32> = (0..=len).map(|_| AtomicU32::new(0)).collect();
         let jobs: Vec<_> = exit
             .chunks_mut(CHUNK)
@@ -217,17 +238,18 @@ impl Layer<'_> {
             .collect();
         let done = AtomicU64::new(0);
         run_parallel(threads, jobs, |(job, (exit, inside))| {
-            self.walk(job * CHUNK, exit.len(), |p, state| {
+            self.walk(job * CHUNK, exit.len(), |p, cells| {
                 let at = p - job * CHUNK;
+                let state = self.position(cells);
                 if state.legal_mask() == 0 {
                     exit[at] = (-k) as i8;
                     return;
                 }
                 let mut best = i32::from(NO_EXIT);
-                self.moves(state, |child, captured| {
+                self.moves(&state, |action, child, captured| {
                     if captured == 0 {
                         links[(child - self.start) as usize].fetch_add(1, Relaxed);
-                        inside[at] += 1;
+                        inside[at] |= 1 << action;
                     } else {
                         best = best.max(captured as i32 - decode(lower[child as usize]));
                     }
@@ -260,12 +282,10 @@ impl Layer<'_> {
             .collect();
         let done = AtomicU64::new(0);
         run_parallel(threads, jobs, |(first, count)| {
-            self.walk(first, count, |p, state| {
-                self.moves(state, |child, captured| {
-                    if captured == 0 {
-                        let slot = links[(child - self.start) as usize].fetch_sub(1, Relaxed) - 1;
-                        predecessors[slot as usize].store(p as u32, Relaxed);
-                    }
+            self.walk(first, count, |p, cells| {
+                self.quiet_moves(cells, inside[p], |child| {
+                    let slot = links[(child - self.start) as usize].fetch_sub(1, Relaxed) - 1;
+                    predecessors[slot as usize].store(p as u32, Relaxed);
                 });
             });
             report(
@@ -275,14 +295,16 @@ impl Layer<'_> {
         });
 
         // Stage 3: the threshold sweep, `L` won-at values in `out`, `H` ones in `high`.
+        // Moves left to win at each H node: every in-layer move, and its exits as one more.
+        let mut left: Vec<u8> = inside
+            .iter()
+            .zip(&exit)
+            .map(|(m, &e)| m.count_ones() as u8 + u8::from(e != NO_EXIT))
+            .collect();
+        drop(inside);
         let low = out;
         low.fill(NOT_WON as u8);
         let mut high = vec![NOT_WON; len];
-        // Moves left to win at each H node: every in-layer move, and its exits as one more.
-        let mut left = inside;
-        for (l, &e) in left.iter_mut().zip(&exit) {
-            *l += u8::from(e != NO_EXIT);
-        }
         let mut stack: Vec<u32> = Vec::new();
         let runs = |q: usize| {
             let (a, b) = (links[q].load(Relaxed), links[q + 1].load(Relaxed));
