@@ -1,5 +1,5 @@
 //! `sowing.Tablebase`: endgame tablebases of `sowing-agents` in Python. Opening, building and
-//! writing release the GIL; probing is a few nanoseconds and keeps it. A position not in the
+//! writing release the GIL; probing is one look-up and keeps it. A position not in the
 //! table gives `None`; a state of rules whose game tree differs from the table's is a
 //! `ValueError` naming the field, as are damaged files (which name the file).
 

@@ -380,8 +380,10 @@ fn settle(low_won: i8, high_won: i8) -> u8 {
     }
 }
 
-/// Run `work` on every job, on `threads` threads taking jobs in turn.
+/// Run `work` on every job, on `threads` threads (no more than there are jobs) taking jobs in
+/// turn.
 fn run_parallel<T: Send>(threads: usize, jobs: Vec<T>, work: impl Fn(T) + Sync) {
+    let threads = threads.clamp(1, jobs.len().max(1));
     let queue = Mutex::new(jobs.into_iter());
     std::thread::scope(|scope| {
         for _ in 0..threads {

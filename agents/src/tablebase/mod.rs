@@ -1,5 +1,5 @@
 //! Endgame tablebases: the exact value of every position with at most `K` seeds on the board,
-//! built by retrograde analysis and probed in a few nanoseconds.
+//! built by retrograde analysis and probed with a dozen look-ups in a small table and one read.
 //!
 //! # What a value is
 //!
@@ -305,7 +305,7 @@ impl Tablebase {
     /// [`Tablebase::value`], and whether perfect play from `state` never ends.
     #[inline]
     pub fn probe(&self, state: &State) -> Option<Probe> {
-        if tree_difference_fast(&self.rules, state.rules()) {
+        if shapes_differ(&self.rules, state.rules()) {
             return None;
         }
         if state.is_over() {
@@ -388,9 +388,9 @@ impl Tablebase {
 }
 
 /// Whether `a` and `b` differ in a field that shapes the game tree: [`tree_difference`] without
-/// the words, for the probing path.
+/// the words, for probing.
 #[inline(always)]
-fn tree_difference_fast(a: &Rules, b: &Rules) -> bool {
+fn shapes_differ(a: &Rules, b: &Rules) -> bool {
     a.holes() != b.holes()
         || a.trigger() != b.trigger()
         || a.direction() != b.direction()
