@@ -49,6 +49,7 @@ fn build(name: &str, max_seeds: u32) -> (PathBuf, Value) {
         "--json",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_file(&rules).unwrap();
     (out, serde_json::from_str(&stdout(&o)).unwrap())
 }
 
