@@ -21,6 +21,7 @@ mod solver;
 mod spec;
 pub mod stats;
 mod streams;
+pub mod tablebase;
 
 pub use agent::Agent;
 pub use alphabeta::{AlphaBeta, CAPTURE_WEIGHT, SearchInfo, WIN};

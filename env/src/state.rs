@@ -373,6 +373,25 @@ impl State {
         out
     }
 
+    /// The board after legal `action`, sown and captured, and the seeds it captured, without
+    /// settling the next position: no mask is worked out for it and no end-of-game sweep made.
+    /// For tools that visit positions by the million and settle them their own way (tablebases),
+    /// for which [`State::play`] would also sow every move of the next position.
+    ///
+    /// # Panics
+    /// In debug builds, if `action` is not legal. In release builds an illegal action gives a
+    /// meaningless board.
+    #[inline]
+    pub fn play_board(&self, action: usize) -> (Board, u32) {
+        debug_assert!(
+            self.is_legal(action),
+            "play_board with illegal action {action}"
+        );
+        let ((board, last), _, _) = self.sow_move(action);
+        let (board, _, taken) = self.capture(board, last);
+        (board, taken)
+    }
+
     /// Fill `sown` with the sowings of this state's legal moves, for [`State::play_sown`].
     pub fn sow_legal(&self, sown: &mut SownMoves) {
         legal_and_endless(&self.board, self.to_move, &self.rules, sown);

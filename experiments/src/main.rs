@@ -11,6 +11,7 @@ mod random;
 mod replay;
 mod select;
 mod solve;
+mod tablebase;
 #[cfg(feature = "torch")]
 mod train;
 mod variants;
@@ -42,6 +43,8 @@ enum Command {
     Play(play::Args),
     /// Prove who wins a position by exact search: a forced win and its first move, or lost moves.
     Solve(solve::Args),
+    /// Endgame tablebases: build one (every position of at most K seeds solved), probe, describe.
+    Tablebase(tablebase::Args),
     /// Compare variants: game shape, balance, skill depth, search sensitivity, learnability.
     Compare(compare::Args),
     /// Train a policy-value network by self-play (AlphaZero-style PUCT, tch).
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Train(args) => train::run(*args),
         Command::Compare(args) => compare::run(args),
         Command::Solve(args) => solve::run(args),
+        Command::Tablebase(args) => tablebase::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,6 +8,7 @@ mod error;
 mod rules;
 mod solver;
 mod state;
+mod tablebase;
 mod vec;
 
 use pyo3::prelude::*;
@@ -20,6 +21,8 @@ fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vec::PySelfPlayVec>()?;
     m.add_class::<agents::PyAgent>()?;
     m.add_class::<solver::PyProof>()?;
+    m.add_class::<tablebase::PyTablebase>()?;
+    m.add_class::<tablebase::PyProbe>()?;
     m.add_function(wrap_pyfunction!(agents::agent_forms, m)?)?;
     m.add_function(wrap_pyfunction!(solver::solve, m)?)?;
     m.add_function(wrap_pyfunction!(rules::variants, m)?)?;

@@ -9,6 +9,8 @@ as fast, exact reinforcement-learning environments, over a Rust engine.
   ``sowing.vector.VecEnv``: a Gymnasium vector env.
 - ``sowing.pettingzoo.env(variant)``: the two-player game as a PettingZoo AEC env.
 - ``sowing.agents``: the Rust search agents (``AlphaBeta(depth=6)``, ``from_spec("mcts:1000")``).
+- ``Tablebase``: exact values of every position with few seeds on the board
+  (``Tablebase(path).value(state)``, ``Tablebase.build(variant, max_seeds, path)``).
 
 Players are numbered 0 (South, moves first) and 1 (North). ``State.board`` uses the absolute
 hole numbering of RULES.md; actions are relative to the mover, ``0..n`` from the mover's left.
@@ -18,8 +20,10 @@ from ._sowing import (
     MAX_HOLES,
     GameOverError,
     IllegalActionError,
+    Probe,
     Rules,
     State,
+    Tablebase,
     __version__,
     variant_source,
     variants,
@@ -36,9 +40,11 @@ __all__ = [
     "SOUTH",
     "GameOverError",
     "IllegalActionError",
+    "Probe",
     "Rules",
     "SowingEnv",
     "State",
+    "Tablebase",
     "__version__",
     "variant_source",
     "variants",

@@ -1,5 +1,7 @@
 """Type stubs for the native module ``sowing._sowing`` (pybindings/src, built by maturin)."""
 
+import os
+import pathlib
 from typing import Any, Final, Self, final
 
 import numpy as np
@@ -197,3 +199,53 @@ class Proof:
 
 def solve(state: State, nodes: int = 1_000_000, depth: int = 61, table_bits: int = 20) -> Proof:
     """Prove by exact search what ``state`` is worth to the player to move (GIL released)."""
+
+@final
+class Probe:
+    """What a tablebase knows of a position, for the player to move."""
+
+    @property
+    def value(self) -> int:
+        """The perfect-play margin: seeds the mover captures from here on minus the opponent's."""
+    @property
+    def endless(self) -> bool:
+        """Perfect play never ends (the value is then 0)."""
+    @property
+    def final_margin(self) -> int:
+        """Captures of the mover minus the opponent's at the end of perfect play, earlier ones
+        included: above 0 a win, 0 a draw, below 0 a loss."""
+    def __eq__(self, other: object) -> bool: ...
+
+class Tablebase:
+    """The exact value of every position with at most ``max_seeds`` seeds on the board
+    (docs/tablebase.md). ``Tablebase(path)`` reads a file, checking all of it (a damaged file is
+    a ``ValueError`` naming it); with ``rules``, a table of rules whose game tree differs is
+    refused too. Reading, building and writing release the GIL."""
+
+    def __new__(cls, path: str | os.PathLike[str], rules: str | Rules | None = None) -> Self: ...
+    @staticmethod
+    def build(
+        variant: str | Rules,
+        max_seeds: int,
+        path: str | os.PathLike[str] | None = None,
+        threads: int = 0,
+    ) -> Tablebase:
+        """Solve every position with at most ``max_seeds`` seeds (``MemoryError`` when the
+        machine lacks the memory), and write it to ``path`` if given."""
+    def write(self, path: str | os.PathLike[str]) -> None:
+        """Write the table, atomically (a temporary file, then renamed)."""
+    def value(self, state: State) -> int | None:
+        """The perfect-play margin for the player to move; 0 for a game that is over; ``None``
+        above ``max_seeds`` seeds on the board. A state of other rules is a ``ValueError``."""
+    def probe(self, state: State) -> Probe | None:
+        """``value``, whether perfect play never ends, and the final margin."""
+    def move_values(self, state: State) -> dict[int, int] | None:
+        """Each legal action's value for the mover; the best of them is ``value(state)``."""
+    @property
+    def max_seeds(self) -> int: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def path(self) -> pathlib.Path | None:
+        """The file the table was read from or last written to."""
+    def __len__(self) -> int: ...

@@ -1,0 +1,72 @@
+//! What a build or an opened file needs in memory, worked out before anything large is
+//! allocated, and what the machine has (`MemAvailable` of `/proc/meminfo`; where the kernel does
+//! not tell, nothing is refused).
+
+use super::error::TablebaseError;
+use super::index::{count, layer_len};
+
+/// Bytes the machine can give without swapping, from `/proc/meminfo`.
+pub(crate) fn available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Bytes of working memory per position of the layer being solved, at most: its best exit (1
+/// byte), its in-layer moves as bits (2) while its move counter (1) is made from them (after
+/// which its H value takes their place), where its predecessors start (4), the predecessors
+/// themselves (4 per move, at most `holes` moves) and the propagation stack (two nodes of 4
+/// bytes).
+fn per_layer_position(holes: usize) -> u128 {
+    4 + 4 + 4 * holes as u128 + 8
+}
+
+/// Bytes a build of a ring of `2 * holes` holes up to `max_seeds` seeds needs at its peak, the
+/// top layer: one byte for every position, plus the top layer's working memory. `None` beyond
+/// `u128`.
+pub fn build_bytes(holes: usize, max_seeds: usize) -> Option<u128> {
+    let ring = 2 * holes;
+    let all = count(ring, max_seeds)?;
+    let top = layer_len(ring, max_seeds)?;
+    top.checked_mul(per_layer_position(holes))?.checked_add(all)
+}
+
+/// Refuse a build that needs more memory than the machine has, naming the largest number of
+/// seeds that would fit.
+pub(crate) fn check_build(
+    what: &str,
+    holes: usize,
+    max_seeds: usize,
+) -> Result<(), TablebaseError> {
+    let Some(available) = available() else {
+        return Ok(());
+    };
+    let needed = build_bytes(holes, max_seeds).unwrap_or(u128::MAX);
+    if needed <= u128::from(available) {
+        return Ok(());
+    }
+    let largest_fit = (0..max_seeds)
+        .rev()
+        .find(|&k| build_bytes(holes, k).is_some_and(|b| b <= u128::from(available)))
+        .map(|k| k as u32);
+    Err(TablebaseError::OutOfMemory {
+        what: what.to_string(),
+        needed,
+        available,
+        largest_fit,
+    })
+}
+
+/// Refuse to read `needed` bytes into memory when the machine has less available.
+pub(crate) fn check_open(what: &str, needed: u128) -> Result<(), TablebaseError> {
+    match available() {
+        Some(available) if needed > u128::from(available) => Err(TablebaseError::OutOfMemory {
+            what: what.to_string(),
+            needed,
+            available,
+            largest_fit: None,
+        }),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,192 @@
+//! `sowing.Tablebase`: endgame tablebases of `sowing-agents` in Python. Opening, building and
+//! writing release the GIL; probing is one look-up and keeps it. A position not in the
+//! table gives `None`; a state of rules whose game tree differs from the table's is a
+//! `ValueError` naming the field, as are damaged files (which name the file).
+
+use crate::error::guard;
+use crate::rules::{PyRules, rules_arg};
+use crate::state::PyState;
+use pyo3::exceptions::{PyFileNotFoundError, PyMemoryError, PyOSError, PyValueError};
+use pyo3::prelude::*;
+use sowing_agents::tablebase::{BuildOptions, Tablebase, TablebaseError};
+use sowing_env::State;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The Python exception for a tablebase error: `FileNotFoundError` or `OSError` for files that
+/// cannot be read or written, `MemoryError` beyond the machine's memory, `ValueError` for
+/// damaged files, other rules and requests beyond what tables hold.
+fn to_py(e: TablebaseError) -> PyErr {
+    let message = e.to_string();
+    match &e {
+        TablebaseError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            PyFileNotFoundError::new_err(message)
+        }
+        TablebaseError::Io { .. } => PyOSError::new_err(message),
+        TablebaseError::OutOfMemory { .. } => PyMemoryError::new_err(message),
+        _ => PyValueError::new_err(message),
+    }
+}
+
+/// What a table knows of a position, for the player to move.
+#[pyclass(name = "Probe", module = "sowing", frozen, get_all, eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PyProbe {
+    /// The perfect-play margin: seeds the mover captures from here on minus the opponent's.
+    value: i32,
+    /// Perfect play never ends (the value is then 0).
+    endless: bool,
+    /// The mover's captures minus the opponent's at the end of perfect play, earlier captures
+    /// included: above 0 a win, 0 a draw, below 0 a loss.
+    final_margin: i32,
+}
+
+#[pymethods]
+impl PyProbe {
+    fn __repr__(&self) -> String {
+        format!(
+            "Probe(value={}, endless={}, final_margin={})",
+            self.value,
+            if self.endless { "True" } else { "False" },
+            self.final_margin
+        )
+    }
+}
+
+/// The exact value of every position with at most `max_seeds` seeds on the board.
+#[pyclass(name = "Tablebase", module = "sowing")]
+#[derive(Debug)]
+pub struct PyTablebase(Tablebase);
+
+impl PyTablebase {
+    /// Refuse a state of rules whose game tree differs from the table's.
+    fn check(&self, state: &State) -> PyResult<()> {
+        self.0.check_rules(state.rules()).map_err(to_py)
+    }
+}
+
+#[pymethods]
+impl PyTablebase {
+    /// Read a tablebase file, checking all of it; with `rules`, also refuse a table of rules
+    /// whose game tree differs.
+    #[new]
+    #[pyo3(signature = (path, rules = None))]
+    fn new(py: Python<'_>, path: PathBuf, rules: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let rules = rules.map(rules_arg).transpose()?;
+        let table = py.detach(|| {
+            guard(|| match rules {
+                Some(rules) => Tablebase::open_for(&path, &rules),
+                None => Tablebase::open(&path),
+            })
+        })?;
+        table.map(PyTablebase).map_err(to_py)
+    }
+
+    /// Solve every position of `variant` (a preset name or Rules) with at most `max_seeds`
+    /// seeds on the board, on `threads` threads (0: one per core), and write it to `path` if
+    /// given. The memory needed is checked first (`MemoryError`).
+    #[staticmethod]
+    #[pyo3(signature = (variant, max_seeds, path = None, threads = 0))]
+    fn build(
+        py: Python<'_>,
+        variant: &Bound<'_, PyAny>,
+        max_seeds: i64,
+        path: Option<PathBuf>,
+        threads: i64,
+    ) -> PyResult<Self> {
+        let rules = rules_arg(variant)?;
+        let max_seeds = u32::try_from(max_seeds).map_err(|_| {
+            PyValueError::new_err(format!("max_seeds must be 0 or more, got {max_seeds}"))
+        })?;
+        let threads = usize::try_from(threads).map_err(|_| {
+            PyValueError::new_err(format!(
+                "threads must be 0 (one per core) or more, got {threads}"
+            ))
+        })?;
+        let built = py.detach(|| {
+            guard(|| {
+                let options = BuildOptions {
+                    threads,
+                    progress: None,
+                };
+                let mut table = Tablebase::build(&rules, max_seeds, &options)?;
+                if let Some(path) = &path {
+                    table.write(path)?;
+                }
+                Ok(table)
+            })
+        })?;
+        built.map(PyTablebase).map_err(to_py)
+    }
+
+    /// Write the table to `path`, atomically (a temporary file beside it, then renamed).
+    fn write(&mut self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let table = &mut self.0;
+        py.detach(|| guard(|| table.write(&path)))?.map_err(to_py)
+    }
+
+    /// The value of `state` for the player to move: the seeds they capture from here on minus
+    /// the opponent's, under perfect play; 0 for a game that is over; `None` for a position with
+    /// more than `max_seeds` seeds on the board.
+    fn value(&self, state: &PyState) -> PyResult<Option<i32>> {
+        self.check(&state.0)?;
+        Ok(self.0.value(&state.0))
+    }
+
+    /// `value`, with whether perfect play never ends and the final margin; `None` as `value`.
+    fn probe(&self, state: &PyState) -> PyResult<Option<PyProbe>> {
+        self.check(&state.0)?;
+        Ok(self.0.probe(&state.0).map(|p| PyProbe {
+            value: p.value,
+            endless: p.endless,
+            final_margin: p.final_margin(&state.0),
+        }))
+    }
+
+    /// Each legal action's value for the mover (what it gains, minus the value of the position
+    /// it leads to): the best of them is `value(state)`. Empty for a game that is over; `None`
+    /// as `value`.
+    fn move_values(&self, state: &PyState) -> PyResult<Option<BTreeMap<usize, i32>>> {
+        self.check(&state.0)?;
+        Ok(self
+            .0
+            .move_values(&state.0)
+            .map(|moves| moves.into_iter().map(|(a, p)| (a, p.value)).collect()))
+    }
+
+    /// The most seeds on the board of a position in the table.
+    #[getter]
+    fn max_seeds(&self) -> u32 {
+        self.0.max_seeds()
+    }
+
+    /// The rules the table was built for.
+    #[getter]
+    fn rules(&self) -> PyRules {
+        PyRules(*self.0.rules())
+    }
+
+    /// The file the table was read from or last written to, or None.
+    #[getter]
+    fn path(&self) -> Option<PathBuf> {
+        self.0.path().map(|p| p.to_path_buf())
+    }
+
+    /// Positions in the table.
+    fn __len__(&self) -> usize {
+        self.0.len() as usize
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Tablebase({}, max_seeds={}, positions={}{})",
+            self.0.rules().summary(),
+            self.0.max_seeds(),
+            self.0.len(),
+            self.0.path().map_or(String::new(), |p| format!(
+                ", path={:?}",
+                p.display().to_string()
+            ))
+        )
+    }
+}
