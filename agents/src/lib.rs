@@ -18,6 +18,7 @@ mod random;
 mod solver;
 mod spec;
 pub mod stats;
+mod stop;
 
 pub use agent::Agent;
 pub use alphabeta::{AlphaBeta, CAPTURE_WEIGHT, SearchInfo, WIN};
@@ -27,3 +28,4 @@ pub use mcts::{EXPLORATION, MAX_SIMULATIONS, Mcts, MctsInfo};
 pub use random::RandomAgent;
 pub use solver::{Proof, Solver};
 pub use spec::{Budget, FORMS, MAX_TIME, SpecError, from_spec, parse_budget};
+pub use stop::Stop;
