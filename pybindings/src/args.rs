@@ -7,7 +7,9 @@
 
 use crate::rules::type_name;
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::types::PyInt;
 
 /// A Python value read as an integer.
 pub enum Int {
@@ -21,7 +23,21 @@ pub enum Int {
 
 impl Int {
     pub fn of(value: &Bound<'_, PyAny>) -> Int {
-        match value.extract::<i128>() {
+        // Through `__index__` first: PyO3 reads a 128-bit integer with shifts on the object
+        // itself, which numpy 1's unsigned scalars refuse.
+        let index;
+        let int = if value.is_instance_of::<PyInt>() {
+            value
+        } else {
+            match value.call_method0(intern!(value.py(), "__index__")) {
+                Ok(i) => {
+                    index = i;
+                    &index
+                }
+                Err(_) => return Int::Not,
+            }
+        };
+        match int.extract::<i128>() {
             Ok(v) => Int::Fits(v),
             Err(e) if e.is_instance_of::<PyOverflowError>(value.py()) => Int::Huge,
             Err(_) => Int::Not,

@@ -147,4 +147,5 @@ def test_illegal_action_lose_ends_the_game_against_the_mover():
     e.step(None)
     assert e.agents == []
     e.reset()
-    assert e.unwrapped.position == State.initial("en-dodoi-6") and e.agents == ["player_0", "player_1"]
+    assert e.unwrapped.position == State.initial("en-dodoi-6")
+    assert e.agents == ["player_0", "player_1"]

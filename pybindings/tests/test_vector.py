@@ -424,8 +424,8 @@ def test_selfplay_off_resets_one_game_with_reset_mask():
         else:
             assert vec.state(i) == going[i]
             np.testing.assert_array_equal(again.observations[i], step.observations[i])
-    legal = np.where(again.masks.any(axis=1), masked_random(again.masks, np.random.default_rng(1)), 0)
-    vec.step(legal)  # every game can move again
+    rng = np.random.default_rng(1)
+    vec.step(masked_random(again.masks, rng))  # every game can move again
     with pytest.raises(ValueError, match="unknown reset options"):
         vec.reset(options={"mask": ended})
     with pytest.raises(TypeError, match="dtype bool"):

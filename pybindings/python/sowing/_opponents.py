@@ -74,6 +74,10 @@ class Opponent:
         try:
             return state.play(action), int(action)
         except IllegalActionError as e:
-            raise ValueError(f"the opponent {self.name} chose an action it may not play: {e}") from e
+            raise ValueError(
+                f"the opponent {self.name} chose an action it may not play: {e}"
+            ) from e
         except (TypeError, ValueError) as e:
-            raise ValueError(f"the opponent {self.name} returned {action!r}, not an action: {e}") from e
+            raise ValueError(
+                f"the opponent {self.name} returned {action!r}, not an action: {e}"
+            ) from e

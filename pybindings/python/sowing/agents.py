@@ -4,13 +4,17 @@
 ``alphabeta:DEPTH``, ``alphabeta:500ms``, ``mcts:SIMULATIONS``, ``mcts:200ms``);
 ``AlphaBeta(depth=6)``, ``MCTS(simulations=1000)``, ``Greedy()`` and ``Random()`` are the same
 agents by keyword. ``agent.choose(state)`` returns a legal action; the search runs in Rust with
-the GIL released. Each agent has its own seeded random stream (``seed`` argument, ``seed()``
-method): with a count budget the same seed gives the same moves. Every agent is usable as the
-``opponent`` of ``gymnasium.make("sowing/...")``, which reseeds it at each reset.
+the GIL released, and Ctrl-C stops it within a few hundredths of a second
+(``KeyboardInterrupt``, the agent's random stream left as it was). Each agent has its own
+seeded random stream (``seed`` argument, ``seed()`` method): with a count budget the same seed
+gives the same moves. A deep copy goes on from the same point of the stream, on a stream of its
+own. Every agent is usable as the ``opponent`` of ``gymnasium.make("sowing/...")``, which
+reseeds it at each reset.
 
 ``solve(state, nodes=1_000_000)`` proves by exact search what a position is worth under best
 play: a ``Proof`` with a winning action (and within how many plies it wins), or the actions
-proven to lose, as far as the budget of positions reaches.
+proven to lose, as far as the budget of positions reaches. It too stops on Ctrl-C, and runs on
+a stack as deep as its ``depth`` needs, whatever the stack of the calling thread.
 """
 
 from __future__ import annotations

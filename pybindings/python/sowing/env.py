@@ -40,7 +40,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ._opponents import Opponent, OpponentLike
-from ._sowing import GameOverError, Rules, State
+from ._sowing import GameOverError, Rules, State, variants
 
 SIDES = {"south": 0, "north": 1}
 SIDE_NAMES = ("south", "north")
@@ -58,6 +58,18 @@ def side_arg(agent_side: int | str) -> int | None:
         return int(agent_side)
     raise ValueError(
         f'agent_side must be 0 or "south" (moves first), 1 or "north", or "random"; got {agent_side!r}'
+    )
+
+
+def rules_arg(variant: str | Rules) -> Rules:
+    """The rules of ``variant``, a preset name or a ``Rules``."""
+    if isinstance(variant, Rules):
+        return variant
+    if isinstance(variant, str):
+        return Rules.preset(variant)
+    raise TypeError(
+        f"a variant is a preset name (one of {', '.join(variants())}) or a sowing.Rules, "
+        f"got {type(variant).__name__}"
     )
 
 
@@ -136,7 +148,7 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
         illegal_action: str = "raise",
     ) -> None:
-        self.rules = variant if isinstance(variant, Rules) else Rules.preset(variant)
+        self.rules = rules_arg(variant)
         self._opponent = Opponent(opponent)
         self.opponent_name = self._opponent.name
         self._fixed_side = side_arg(agent_side)
@@ -256,8 +268,6 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
 def register_envs() -> None:
     """Register ``sowing/<preset>-v0`` for every preset (done on ``import sowing``), with
     ``sowing.vector.VecEnv`` as its vector entry point for ``gymnasium.make_vec``."""
-    from ._sowing import variants
-
     for name in variants():
         env_id = f"sowing/{name}-v0"
         if env_id not in gymnasium.registry:

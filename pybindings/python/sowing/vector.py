@@ -169,7 +169,13 @@ class SelfPlayVec:
         return self.num_envs
 
     def __repr__(self) -> str:
-        return repr(self._vec)
+        native = getattr(self, "_vec", None)  # None when the constructor raised
+        return repr(native) if native is not None else "SelfPlayVec(not made)"
+
+
+MAX_VEC_ENVS = 1 << 16
+"""The most games a ``VecEnv`` holds: each is a Python object stepped by Python, and a batch
+this large already takes about a second a step."""
 
 
 class VecEnv(gymnasium.vector.VectorEnv):
@@ -196,8 +202,13 @@ class VecEnv(gymnasium.vector.VectorEnv):
         render_mode: str | None = None,
         illegal_action: str = "raise",
     ) -> None:
-        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool):
+            raise TypeError(f"num_envs must be an integer 1 to {MAX_VEC_ENVS}, got {num_envs!r}")
+        if not 1 <= num_envs <= MAX_VEC_ENVS:
+            raise ValueError(
+                f"num_envs must be 1 to {MAX_VEC_ENVS}, got {num_envs}; for larger batches use "
+                "sowing.vector.SelfPlayVec, which steps them in Rust"
+            )
         num_envs = int(num_envs)
         self.envs = [
             SowingEnv(
@@ -293,7 +304,8 @@ class VecEnv(gymnasium.vector.VectorEnv):
         return tuple(env.render() for env in self.envs)
 
     def close_extras(self, **kwargs: Any) -> None:
-        for env in self.envs:
+        # Also called on a batch whose constructor raised, which has no games.
+        for env in getattr(self, "envs", ()):
             env.close()
 
     def _infos(self) -> dict[str, Any]:
@@ -318,7 +330,8 @@ def reset_mask_arg(mask: Any, num_envs: int) -> np.ndarray | None:
         )
     if mask.shape != (num_envs,):
         raise ValueError(
-            f"options['reset_mask'] must have shape ({num_envs},), one flag per game; got {mask.shape}"
+            f"options['reset_mask'] must have shape ({num_envs},), one flag per game; "
+            f"got {mask.shape}"
         )
     if not mask.any():
         raise ValueError("options['reset_mask'] must flag at least one game (Gymnasium's rule)")
