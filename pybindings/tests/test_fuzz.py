@@ -290,3 +290,18 @@ def test_pettingzoo_env(variant, render_mode, illegal_action, actions):
             break
         refused_or_done(env.step, a)
         refused_or_done(env.state)
+
+
+@FUZZ
+@given(
+    kind=st.sampled_from(["AlphaBeta", "MCTS", "Greedy", "Random"]),
+    count=st.one_of(st.none(), SCALARS),
+    time=st.one_of(st.none(), SCALARS),
+    seed=st.one_of(st.just(0), SCALARS),
+)
+def test_agent_classes(kind, count, time, seed):
+    cls = getattr(sowing.agents, kind)
+    if kind in ("Greedy", "Random"):
+        refused_or_done(cls, seed=seed)
+    else:
+        refused_or_done(cls, count, time=time, seed=seed)

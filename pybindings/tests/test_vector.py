@@ -458,3 +458,13 @@ def test_selfplay_accepts_numpy_integers_for_its_sizes():
     vec = SelfPlayVec("en-dodoi-6", np.int64(3), seed=np.uint64(2**64 - 1), threads=np.int32(1))
     assert vec.num_envs == 3 and isinstance(vec.num_envs, int)
     assert vec.state(np.int64(-1)) == vec.state(2)
+
+
+def test_vecenv_sizes():
+    with pytest.raises(ValueError, match="num_envs must be 1 to 65536, got 65537; .*SelfPlayVec"):
+        VecEnv("en-dodoi-6", 2**16 + 1)
+    with pytest.raises(TypeError, match="num_envs must be an integer"):
+        VecEnv("en-dodoi-6", 2.0)
+    with pytest.raises(TypeError, match="a variant is a preset name"):
+        VecEnv({"holes": 6}, 2)
+    assert VecEnv("en-dodoi-6", np.int64(2)).num_envs == 2
