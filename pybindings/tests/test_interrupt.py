@@ -1,6 +1,7 @@
 """Ctrl-C during a long call: a search or a solve whose budget would take minutes stops when
 SIGINT arrives and raises KeyboardInterrupt (or what the program's own SIGINT handler raises),
-on the caller's stack and on the search's own thread alike, and the agent stays usable.
+on the caller's stack and on the search's own thread alike; the agent stays usable, and a
+Gymnasium step whose opponent was stopped leaves the game as it was.
 
 Each case runs in a child process that sends itself a real SIGINT from a timer thread, so a
 call that ignored it would only hold up the child, which the test then fails on; the bound on
@@ -54,6 +55,28 @@ RUNNER = textwrap.dedent(
     }
     out = {name: interrupt_after(call) for name, call in cases.items()}
 
+    # An opponent thinking inside a Gymnasium step: the step is undone as a whole.
+    from sowing.env import SowingEnv
+    env = SowingEnv("en-dodoi-10", opponent=AlphaBeta(time=3600), agent_side="south")
+    env.reset(seed=0)
+    before = env.state
+    out["env-step"] = interrupt_after(lambda: env.step(0))
+    out["env-step"]["unchanged"] = env.state == before and env.last_opponent_action == -1
+
+    # In a batch, the games before the stopped one have moved: the batch asks for a reset.
+    from sowing.vector import VecEnv
+    import gymnasium, numpy as np
+    envs = VecEnv("en-dodoi-10", 2, opponent=AlphaBeta(time=3600), agent_side="south")
+    envs.reset(seed=0)
+    out["vec-step"] = interrupt_after(lambda: envs.step(np.zeros(2, dtype=np.int64)))
+    try:
+        envs.step(np.ones(2, dtype=np.int64))
+        out["vec-step"]["then"] = "stepped"
+    except gymnasium.error.ResetNeeded as e:
+        out["vec-step"]["then"] = str(e)
+    envs.reset(seed=1)
+    out["vec-step"]["after-reset"] = [env.state.ply for env in envs.envs]
+
     def handler(signum, frame):
         raise Stopped()
     signal.signal(signal.SIGINT, handler)
@@ -83,6 +106,19 @@ def results():
 def test_ctrl_c_stops_a_long_call(results, case):
     assert results[case]["raised"] == "KeyboardInterrupt", results[case]
     assert results[case]["late"] < 1.0, results[case]
+
+
+def test_a_gymnasium_step_whose_opponent_is_stopped_changes_nothing(results):
+    assert results["env-step"]["raised"] == "KeyboardInterrupt", results["env-step"]
+    assert results["env-step"]["late"] < 1.0
+    assert results["env-step"]["unchanged"], "the agent's move is not kept without the answer"
+
+
+def test_a_batch_stopped_part_way_asks_for_a_reset(results):
+    vec = results["vec-step"]
+    assert vec["raised"] == "KeyboardInterrupt" and vec["late"] < 1.0, vec
+    assert "stopped part way" in vec["then"] and "reset()" in vec["then"]
+    assert vec["after-reset"] == [0, 0]
 
 
 def test_the_programs_own_sigint_handler_decides_what_is_raised(results):

@@ -182,14 +182,14 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         rng = self.np_random
-        if self._fixed_side is None:
-            self.agent_side = int(rng.integers(2))
+        side = int(rng.integers(2)) if self._fixed_side is None else self._fixed_side
         self._opponent.new_game(rng)
-        self._state = State.initial(self.rules)
+        state, opponent_action = State.initial(self.rules), -1
+        if state.to_move != side:
+            state, opponent_action = self._opponent.move(state, rng)
+        # Set only now: an opponent's search stopped by Ctrl-C leaves the episode as it was.
+        self._state, self.agent_side, self.last_opponent_action = state, side, opponent_action
         self._forfeited = False
-        self.last_opponent_action = -1
-        if self._state.to_move != self.agent_side:
-            self._state, self.last_opponent_action = self._opponent.move(self._state, rng)
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info()
@@ -204,7 +204,6 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
             raise GameOverError(
                 "the game is over (the agent lost by an illegal action); reset or start a new game"
             )
-        self.last_opponent_action = -1
         if (
             self.illegal_action == "lose"
             and in_range
@@ -212,12 +211,14 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
             and not state.is_legal(a)
         ):
             self._forfeited = True
+            self.last_opponent_action = -1
             reward = -1.0
         else:
-            state = state.play(a)
+            state, opponent_action = state.play(a), -1
             if not state.is_over():
-                state, self.last_opponent_action = self._opponent.move(state, self.np_random)
-            self._state = state
+                state, opponent_action = self._opponent.move(state, self.np_random)
+            # Set only now: an opponent's search stopped by Ctrl-C leaves the game as it was.
+            self._state, self.last_opponent_action = state, opponent_action
             reward = float(state.returns()[self.agent_side])
         if self.render_mode == "human":
             self.render()

@@ -189,6 +189,10 @@ class VecEnv(gymnasium.vector.VectorEnv):
     ``reset(options={"reset_mask": mask})`` starts again only the games flagged (Gymnasium's
     convention), the others going on. ``infos["action_mask"]`` (int8) and ``action_masks()``
     (bool) hold every game's legal moves.
+
+    A Ctrl-C during a step (an opponent's search) stops it part way, where some games may have
+    moved and others not: the next step raises ``gymnasium.error.ResetNeeded`` until a
+    ``reset()`` of every game.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": RENDER_MODES}
@@ -232,6 +236,7 @@ class VecEnv(gymnasium.vector.VectorEnv):
         self._autoreset = np.zeros(num_envs, dtype=bool)
         self._masks = np.zeros((num_envs, self.rules.holes), dtype=bool)
         self._sides = np.zeros(num_envs, dtype=np.int64)
+        self._cut_short = False
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
@@ -256,6 +261,8 @@ class VecEnv(gymnasium.vector.VectorEnv):
                 self._masks[i] = info["action_mask"]
                 self._sides[i] = info["agent_side"]
                 self._autoreset[i] = False
+        if mask is None:
+            self._cut_short = False
         return self._observations.copy(), self._infos()
 
     def step(
@@ -268,6 +275,11 @@ class VecEnv(gymnasium.vector.VectorEnv):
             )
         if not np.issubdtype(actions.dtype, np.integer):
             raise TypeError(f"actions must be integers, got dtype {actions.dtype}")
+        if self._cut_short:
+            raise gymnasium.error.ResetNeeded(
+                "the last step was stopped part way (a Ctrl-C during an opponent's search), "
+                "some games may have moved and others not: call reset()"
+            )
         # Check every action first, so that a bad one leaves every game as it was.
         for i, env in enumerate(self.envs):
             action = int(actions[i])
@@ -282,15 +294,18 @@ class VecEnv(gymnasium.vector.VectorEnv):
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
-        for i, env in enumerate(self.envs):
-            if self._autoreset[i]:
-                self._observations[i], info = env.reset()
-            else:
-                self._observations[i], rewards[i], terminated[i], truncated[i], info = env.step(
-                    actions[i]
-                )
-            self._masks[i] = info["action_mask"]
-            self._sides[i] = info["agent_side"]
+        try:
+            for i, env in enumerate(self.envs):
+                if self._autoreset[i]:
+                    self._observations[i], info = env.reset()
+                else:
+                    step = env.step(actions[i])
+                    self._observations[i], rewards[i], terminated[i], truncated[i], info = step
+                self._masks[i] = info["action_mask"]
+                self._sides[i] = info["agent_side"]
+        except BaseException:
+            self._cut_short = True
+            raise
         self._autoreset = terminated | truncated
         return self._observations.copy(), rewards, terminated, truncated, self._infos()
 
