@@ -12,7 +12,7 @@
 //! nothing, as Python's own loops do.
 
 use crate::error::panic_error;
-use pyo3::exceptions::PyMemoryError;
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
 use pyo3::prelude::*;
 use sowing_agents::Stop;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -74,14 +74,15 @@ impl Signals {
         }
         self.next
             .store(now + POLL.as_nanos() as u64, Ordering::Relaxed);
-        match Python::attach(|py| py.check_signals()) {
-            Ok(()) => false,
-            Err(e) => {
-                *self.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                self.raised.store(true, Ordering::Relaxed);
-                true
-            }
-        }
+        let error = match Python::try_attach(|py| py.check_signals()) {
+            Some(Ok(())) => return false,
+            Some(Err(e)) => e,
+            // The interpreter is shutting down: no caller is left to wait for the answer.
+            None => PyRuntimeError::new_err("the Python interpreter is shutting down"),
+        };
+        *self.error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+        self.raised.store(true, Ordering::Relaxed);
+        true
     }
 
     fn take_error(&self) -> Option<PyErr> {
