@@ -3,6 +3,7 @@
 //! Randomness is passed in, so a game between agents is fixed by the seeds of the streams it is
 //! given.
 
+use crate::stop::Stop;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{Rules, State};
 
@@ -17,6 +18,13 @@ pub trait Agent: Send {
 
     /// Forget what was kept from earlier moves (search trees, tables) before a new game.
     fn new_game(&mut self) {}
+
+    /// Ask `stop` during every later search, and give up when it says so: `choose` then returns
+    /// at once with the best action found so far (any legal one), which the caller that stopped
+    /// it is expected to discard. Agents that answer at once (random, greedy) ignore it.
+    fn set_stop(&mut self, stop: Stop) {
+        let _ = stop;
+    }
 
     /// Whether this agent can play games by `rules`; the error says why not. Agents that learned
     /// one board (a trained network) refuse others here, before a game starts, rather than

@@ -12,6 +12,7 @@
 use crate::agent::Agent;
 use crate::budget::Budget;
 use crate::hash::state_key;
+use crate::stop::Stop;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{MAX_HOLES, Outcome, Rules, State};
 use std::time::Instant;
@@ -29,7 +30,7 @@ pub const CAPTURE_WEIGHT: i32 = 4;
 /// Positions in the transposition table: 2^20 entries of 16 bytes, 16 MiB.
 const TABLE_BITS: u32 = 20;
 
-/// How often (in nodes) a time-budgeted search looks at the clock.
+/// How often (in nodes) a search looks at the clock and asks its [`Stop`].
 const CLOCK_EVERY: u64 = 1024;
 
 /// The bound an entry's value is.
@@ -71,8 +72,9 @@ pub struct AlphaBeta {
     children: Vec<[State; MAX_HOLES]>,
     nodes: u64,
     deadline: Option<Instant>,
-    /// Node count at which a time-budgeted search next looks at the clock.
+    /// Node count at which the search next looks at the clock and asks `stop`.
     next_clock: u64,
+    stop: Stop,
     stopped: bool,
     root_best: usize,
     last: SearchInfo,
@@ -103,6 +105,7 @@ impl AlphaBeta {
             nodes: 0,
             deadline: None,
             next_clock: 0,
+            stop: Stop::never(),
             stopped: false,
             root_best: 0,
             last: SearchInfo::default(),
@@ -190,11 +193,10 @@ impl AlphaBeta {
         if state.is_over() || depth == 0 {
             return Self::static_value(state);
         }
-        if let Some(deadline) = self.deadline
-            && self.nodes >= self.next_clock
-        {
+        if self.nodes >= self.next_clock {
             self.next_clock = self.nodes + CLOCK_EVERY;
-            self.stopped = Instant::now() >= deadline;
+            self.stopped =
+                self.deadline.is_some_and(|d| Instant::now() >= d) || self.stop.requested();
         }
         if self.stopped {
             return 0;
@@ -306,6 +308,10 @@ impl Agent for AlphaBeta {
             Budget::Time(t) => self.run(state, Self::MAX_DEPTH, Some(Instant::now() + t)),
         };
         best.unwrap_or(0)
+    }
+
+    fn set_stop(&mut self, stop: Stop) {
+        self.stop = stop;
     }
 
     fn new_game(&mut self) {

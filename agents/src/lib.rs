@@ -22,6 +22,7 @@ mod spec;
 pub mod stats;
 mod streams;
 pub mod tablebase;
+mod stop;
 
 pub use agent::Agent;
 pub use alphabeta::{AlphaBeta, CAPTURE_WEIGHT, SearchInfo, WIN};
@@ -33,3 +34,4 @@ pub use random::RandomAgent;
 pub use solver::{Proof, Solver};
 pub use spec::{FORMS, SpecError, from_spec, parse_budget};
 pub use streams::stream;
+pub use stop::Stop;

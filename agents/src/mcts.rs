@@ -11,6 +11,7 @@
 use crate::agent::Agent;
 use crate::budget::Budget;
 use crate::evaluator::{Evaluator, Rollout};
+use crate::stop::Stop;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::State;
 use std::time::Instant;
@@ -24,7 +25,7 @@ pub const EXPLORATION: f32 = 1.0;
 /// The most nodes reserved ahead of a search (about 80 MiB); a larger tree grows as it needs.
 const RESERVE_LIMIT: usize = 1 << 20;
 
-/// Simulations between two looks at the clock under a time budget.
+/// Simulations between two looks at the clock (under a time budget) or at the [`Stop`].
 const CLOCK_EVERY: u32 = 16;
 
 /// One node of the tree.
@@ -59,6 +60,7 @@ pub struct Mcts<E: Evaluator = Rollout> {
     name: String,
     nodes: Vec<Node>,
     path: Vec<u32>,
+    stop: Stop,
     last: MctsInfo,
 }
 
@@ -80,6 +82,7 @@ impl<E: Evaluator> Mcts<E> {
             name,
             nodes: Vec::new(),
             path: Vec::new(),
+            stop: Stop::never(),
             last: MctsInfo::default(),
         }
     }
@@ -130,10 +133,14 @@ impl<E: Evaluator> Mcts<E> {
                 if self.nodes.capacity() < want {
                     self.nodes.reserve(want);
                 }
-                for _ in 0..k {
+                // At least one simulation, so that the root has children to choose from.
+                for done in 1..=k {
                     self.simulate(rng);
+                    simulations = done;
+                    if done % CLOCK_EVERY == 0 && self.stop.requested() {
+                        break;
+                    }
                 }
-                simulations = k;
             }
             Budget::Time(t) => {
                 let deadline = Instant::now() + t;
@@ -142,7 +149,7 @@ impl<E: Evaluator> Mcts<E> {
                         self.simulate(rng);
                     }
                     simulations += CLOCK_EVERY;
-                    if Instant::now() >= deadline {
+                    if Instant::now() >= deadline || self.stop.requested() {
                         break;
                     }
                 }
@@ -257,5 +264,9 @@ impl<E: Evaluator> Agent for Mcts<E> {
             1 => state.legal_actions().next().unwrap_or(0),
             _ => self.search(state, rng),
         }
+    }
+
+    fn set_stop(&mut self, stop: Stop) {
+        self.stop = stop;
     }
 }

@@ -11,6 +11,7 @@
 //! key is the whole [`State`], ply included, so a proof holds for exactly the position stored.
 
 use crate::hash::state_key;
+use crate::stop::Stop;
 use sowing_env::{MAX_HOLES, Outcome, State};
 
 /// Positions in the default transposition table: 2^20 slots of 16 bytes, 16 MiB.
@@ -49,8 +50,11 @@ struct Slot {
     action: u8,
 }
 
-/// Out of budget: the search stopped before settling the question.
+/// Out of budget, or told to stop: the search stopped before settling the question.
 struct Stopped;
+
+/// Positions between two questions to the [`Stop`].
+const ASK_EVERY: u64 = 4096;
 
 /// The solver: a transposition table kept between searches, and a node budget per search.
 pub struct Solver {
@@ -58,6 +62,9 @@ pub struct Solver {
     mask: usize,
     nodes: u64,
     budget: u64,
+    /// Node count at which the search next asks `stop`.
+    next_ask: u64,
+    stop: Stop,
 }
 
 impl std::fmt::Debug for Solver {
@@ -83,7 +90,15 @@ impl Solver {
             mask: size - 1,
             nodes: 0,
             budget: 0,
+            next_ask: 0,
+            stop: Stop::never(),
         }
+    }
+
+    /// Ask `stop` during every later search, and end the search when it says so, as when its
+    /// budget is spent: the proof keeps what was completed before.
+    pub fn set_stop(&mut self, stop: Stop) {
+        self.stop = stop;
     }
 
     /// Forget every stored result (they stay true; this only frees the slots).
@@ -105,6 +120,7 @@ impl Solver {
 
     fn deepen(&mut self, state: &State, budget: u64, max_depth: u32, losing: bool) -> Proof {
         self.nodes = 0;
+        self.next_ask = 0;
         self.budget = budget;
         let mut proof = Proof {
             winning: None,
@@ -156,6 +172,22 @@ impl Solver {
         proof
     }
 
+    /// Count one position made; stop when the budget is spent or `stop` says so.
+    #[inline]
+    fn count_node(&mut self) -> Result<(), Stopped> {
+        self.nodes += 1;
+        if self.nodes > self.budget {
+            return Err(Stopped);
+        }
+        if self.nodes >= self.next_ask {
+            self.next_ask = self.nodes + ASK_EVERY;
+            if self.stop.requested() {
+                return Err(Stopped);
+            }
+        }
+        Ok(())
+    }
+
     fn index(&self, key: u64) -> usize {
         key as usize & self.mask
     }
@@ -180,10 +212,7 @@ impl Solver {
         let (children, count) = ordered_children(state, slot.key == key, slot.action);
         let mut winning = None;
         for &(a, child) in &children[..count] {
-            self.nodes += 1;
-            if self.nodes > self.budget {
-                return Err(Stopped);
-            }
+            self.count_node()?;
             let win = match child.outcome() {
                 Outcome::Won(p) => p == me,
                 Outcome::Draw | Outcome::Truncated => false,
@@ -222,10 +251,7 @@ impl Solver {
         let me = state.to_move();
         let (children, count) = ordered_children(state, false, 0);
         for &(_, child) in &children[..count] {
-            self.nodes += 1;
-            if self.nodes > self.budget {
-                return Err(Stopped);
-            }
+            self.count_node()?;
             let lost = match child.outcome() {
                 Outcome::Won(p) => p != me,
                 Outcome::Draw | Outcome::Truncated => false,

@@ -266,12 +266,54 @@ impl VecEnv {
         Ok(env)
     }
 
+    /// The memory one game of a batch by `rules` takes: its state, random stream and kept
+    /// sowings, and its rows of every buffer. A batch of `n` games takes `n` times this and a
+    /// few kilobytes; a caller that takes `n` from a user checks it against the memory free
+    /// before calling [`VecEnv::new`], whose allocations abort the process when they fail.
+    pub fn bytes_per_game(rules: &Rules) -> usize {
+        let (l, n) = (rules.observation_len(), rules.holes());
+        size_of::<Game>()
+            + size_of::<Stream>()
+            + size_of::<SownMoves>()
+            // observations and final observations; masks; reset_next, terminated, truncated and
+            // to_move; rewards.
+            + 2 * l * size_of::<f32>()
+            + n
+            + 4
+            + size_of::<f32>()
+    }
+
     /// Start every game again. `Some(seed)` restarts every game's stream from `seed` (game `i`
     /// on stream `i`); `None` goes on with the current streams.
     pub fn reset(&mut self, seed: Option<u64>) {
+        self.reset_where(None, seed);
+    }
+
+    /// Start again the games `i` where `games[i]` is true, as [`VecEnv::reset`] starts every
+    /// game (a game started with `Some(seed)` is the game a whole reset with that seed starts);
+    /// the others, their rows and their streams stay as they are. `games` has one flag per game.
+    pub fn reset_games(&mut self, games: &[bool], seed: Option<u64>) -> Result<(), Error> {
+        if games.len() != self.games.len() {
+            return Err(Error::Batch {
+                message: format!(
+                    "expected {} reset flags, one per game, got {}",
+                    self.games.len(),
+                    games.len()
+                ),
+            });
+        }
+        self.reset_where(Some(games), seed);
+        Ok(())
+    }
+
+    /// Reset the games that `only` flags (every game for `None`).
+    fn reset_where(&mut self, only: Option<&[bool]>, seed: Option<u64>) {
         let (rules, opening) = (self.rules, self.config.random_opening);
         self.for_each_chunk(&|games, rows| {
             for (i, game) in games.iter_mut().enumerate() {
+                if only.is_some_and(|flags| !flags[rows.base + i]) {
+                    continue;
+                }
                 let rng = &mut rows.rows.rngs[i].0;
                 if let Some(seed) = seed {
                     *rng = ChaCha8Rng::seed_from_u64(seed);

@@ -1,15 +1,22 @@
 //! `sowing.agents.Agent`: the search agents of `sowing-agents` (random, greedy, alpha-beta,
-//! MCTS), made from a spec string. The search runs with the GIL released; the agent sits behind
-//! a mutex so that the class is shareable between Python threads (a second caller waits).
+//! MCTS), made from a spec string. The search is a long call (see [`crate::long_call`]): the
+//! GIL released, a Ctrl-C honoured, a stack deep enough. The agent sits behind a mutex so that
+//! the class is shareable between Python threads (a second caller waits).
 
+use crate::args;
 use crate::error::{GameOverError, guard};
+use crate::long_call;
 use crate::state::PyState;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::{Agent, from_spec};
+use sowing_agents::{Agent, AlphaBeta, Stop, from_spec};
 use std::sync::{Mutex, MutexGuard};
+
+/// Stack an agent's search may need: alpha-beta recurses one frame (well under a kilobyte) per
+/// ply, to [`AlphaBeta::MAX_DEPTH`]; the others do not recurse.
+const SEARCH_STACK: usize = (AlphaBeta::MAX_DEPTH as usize + 1) * 16 * 1024;
 
 /// An agent and the random stream it draws from.
 struct Player {
@@ -38,18 +45,27 @@ pub struct PyAgent {
 }
 
 impl PyAgent {
+    /// The agent, for a thread without the GIL: a search holding the lock takes the GIL back
+    /// now and then to look for a Ctrl-C, so waiting for the lock with the GIL held could wait
+    /// for ever. Calls made with the GIL go through [`PyAgent::with`].
     fn lock(&self) -> MutexGuard<'_, Player> {
         // A panic inside a search is reported as an error (see `guard`); the agent is still
         // usable after it, so a poisoned lock is taken over rather than refused.
         self.player.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `f` on the agent, the GIL released while waiting for it.
+    fn with<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Player) -> T + Send) -> T {
+        py.detach(|| f(&mut self.lock()))
     }
 }
 
 #[pymethods]
 impl PyAgent {
     #[new]
-    #[pyo3(signature = (spec, seed = 0))]
-    fn new(spec: &str, seed: u64) -> PyResult<PyAgent> {
+    #[pyo3(signature = (spec, seed = None))]
+    fn new(spec: &str, seed: Option<&Bound<'_, PyAny>>) -> PyResult<PyAgent> {
+        let seed = seed.map(args::seed).transpose()?.unwrap_or(0);
         let agent = guard(|| from_spec(spec))?.map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(PyAgent {
             name: agent.name(),
@@ -62,6 +78,8 @@ impl PyAgent {
     }
 
     /// The legal action this agent plays in `state`. Raises `GameOverError` on a finished game.
+    /// A Ctrl-C stops the search and raises `KeyboardInterrupt` with the agent's random stream
+    /// as it was before the call (its search tables may keep what the search completed).
     fn choose(&self, py: Python<'_>, state: &PyState) -> PyResult<usize> {
         let state = state.0;
         if state.is_over() {
@@ -70,12 +88,17 @@ impl PyAgent {
                 state.outcome()
             )));
         }
-        let action = py.detach(|| {
-            guard(|| {
-                let mut p = self.lock();
-                let Player { agent, rng, .. } = &mut *p;
-                agent.choose(&state, rng)
-            })
+        let action = long_call::run(py, SEARCH_STACK, |stop| {
+            let mut p = self.lock();
+            let Player { agent, rng, .. } = &mut *p;
+            let before = rng.clone();
+            agent.set_stop(stop.clone());
+            let action = agent.choose(&state, rng);
+            agent.set_stop(Stop::never());
+            if stop.requested() {
+                *rng = before;
+            }
+            action
         })?;
         if !state.is_legal(action) {
             return Err(PyRuntimeError::new_err(format!(
@@ -87,15 +110,18 @@ impl PyAgent {
     }
 
     /// Restart the agent's random stream from `seed`.
-    fn seed(&self, seed: u64) {
-        let mut p = self.lock();
-        p.rng = ChaCha8Rng::seed_from_u64(seed);
-        p.seed = seed;
+    fn seed(&self, py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<()> {
+        let seed = args::seed(seed)?;
+        self.with(py, |p| {
+            p.rng = ChaCha8Rng::seed_from_u64(seed);
+            p.seed = seed;
+        });
+        Ok(())
     }
 
     /// Forget what was kept from earlier moves (search tables) before a new game.
     fn new_game(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| guard(|| self.lock().agent.new_game()))
+        self.with(py, |p| guard(|| p.agent.new_game()))
     }
 
     /// The spec that makes this agent again, e.g. `alphabeta:6`.
@@ -112,6 +138,19 @@ impl PyAgent {
         format!("Agent({:?})", self.name)
     }
 
+    /// A deep copy goes on from where this agent's random stream is, on a stream of its own (an
+    /// environment copied mid-game plays on as the original would); search tables are not
+    /// copied.
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<PyAgent> {
+        let (rng, seed) = self.with(py, |p| (p.rng.clone(), p.seed));
+        let agent =
+            guard(|| from_spec(&self.name))?.map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(PyAgent {
+            name: self.name.clone(),
+            player: Mutex::new(Player { agent, rng, seed }),
+        })
+    }
+
     /// Pickled as its spec and seed: a copy is a fresh agent whose stream starts from the seed
     /// (search tables are not kept).
     fn __reduce__<'py>(
@@ -120,7 +159,7 @@ impl PyAgent {
     ) -> PyResult<(Bound<'py, pyo3::types::PyType>, (String, u64))> {
         Ok((
             py.get_type::<PyAgent>(),
-            (self.name.clone(), self.lock().seed),
+            (self.name.clone(), self.with(py, |p| p.seed)),
         ))
     }
 }

@@ -11,6 +11,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use sowing_env::Error;
+use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 create_exception!(
@@ -46,14 +47,17 @@ pub fn to_py(e: Error) -> PyErr {
 /// which is checked first) into a `RuntimeError` instead of PyO3's `PanicException`, which
 /// derives from `BaseException` and slips past `except Exception`.
 pub fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
-        let what = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_string());
-        PyRuntimeError::new_err(format!(
-            "internal error in the sowing engine (please report it): {what}"
-        ))
-    })
+    catch_unwind(AssertUnwindSafe(f)).map_err(panic_error)
+}
+
+/// The `RuntimeError` for a panic caught with its `payload`.
+pub fn panic_error(payload: Box<dyn Any + Send>) -> PyErr {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    PyRuntimeError::new_err(format!(
+        "internal error in the sowing engine (please report it): {what}"
+    ))
 }

@@ -4,7 +4,10 @@
 //! environments; `_sowing.pyi` documents this module's types.
 
 mod agents;
+mod args;
 mod error;
+mod long_call;
+mod memory;
 mod rules;
 mod solver;
 mod state;

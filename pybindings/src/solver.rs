@@ -1,12 +1,26 @@
-//! `sowing.agents.solve`: the exact endgame solver of `sowing-agents` on a `State`, with the GIL
-//! released while it searches. It answers what a position is worth under best play (a forced win
-//! and its first move, or the moves that lose), as far as its budget reaches.
+//! `sowing.agents.solve`: the exact endgame solver of `sowing-agents` on a `State`, as a long
+//! call (see [`crate::long_call`]): the GIL released, a Ctrl-C honoured, and a stack as deep as
+//! the search may go. It answers what a position is worth under best play (a forced win and its
+//! first move, or the moves that lose), as far as its budget reaches.
 
-use crate::error::{GameOverError, guard};
+use crate::args;
+use crate::error::GameOverError;
+use crate::long_call;
+use crate::memory;
 use crate::state::PyState;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use sowing_agents::Solver;
+
+/// Stack the solver needs per ply of depth: two frames (a position's children are made on the
+/// stack, about 1.2 KB each) with room to spare.
+const STACK_PER_PLY: usize = 8 * 1024;
+
+/// The deepest search allowed, in plies: deeper than any game lasts under the default
+/// `max_plies`.
+const MAX_DEPTH: i128 = 999;
+
+/// Bytes per slot of the solver's table.
+const SLOT_BYTES: usize = 16;
 
 /// What the solver proved about a position, for the player to move.
 #[pyclass(name = "Proof", module = "sowing.agents", frozen, get_all)]
@@ -44,41 +58,57 @@ impl PyProof {
 }
 
 /// Prove by exact search what `state` is worth to the player to move: a forced win within
-/// `depth` plies, or the actions that lose, searching at most `nodes` positions.
+/// `depth` plies, or the actions that lose, searching at most `nodes` positions. A Ctrl-C stops
+/// the search and raises `KeyboardInterrupt`.
 #[pyfunction]
-#[pyo3(signature = (state, nodes = 1_000_000, depth = 61, table_bits = 20))]
+#[pyo3(signature = (state, nodes = None, depth = None, table_bits = None))]
 pub fn solve(
     py: Python<'_>,
     state: &PyState,
-    nodes: i64,
-    depth: i64,
-    table_bits: i64,
+    nodes: Option<&Bound<'_, PyAny>>,
+    depth: Option<&Bound<'_, PyAny>>,
+    table_bits: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyProof> {
     let state = state.0;
-    if nodes < 1 {
-        return Err(PyValueError::new_err(format!(
-            "nodes must be a positive number of positions, got {nodes}"
-        )));
-    }
-    if !(1..=999).contains(&depth) {
-        return Err(PyValueError::new_err(format!(
-            "depth must be 1 to 999 plies, got {depth}"
-        )));
-    }
-    if !(10..=30).contains(&table_bits) {
-        return Err(PyValueError::new_err(format!(
-            "table_bits must be 10 to 30 (a table of 2^bits positions, 16 bytes each), got \
-             {table_bits}"
-        )));
-    }
+    let nodes = match nodes {
+        Some(n) => args::int_in(
+            n,
+            "nodes",
+            1,
+            u64::MAX.into(),
+            "a positive number of positions",
+        )? as u64,
+        None => 1_000_000,
+    };
+    let depth = match depth {
+        Some(d) => args::int_in(d, "depth", 1, MAX_DEPTH, "1 to 999 plies")? as u32,
+        None => 61,
+    };
+    let table_bits = match table_bits {
+        Some(b) => args::int_in(
+            b,
+            "table_bits",
+            10,
+            30,
+            "10 to 30 (a table of 2^bits positions, 16 bytes each)",
+        )? as u32,
+        None => 20,
+    };
     if state.is_over() {
         return Err(GameOverError::new_err(format!(
             "the game is over ({}); there is nothing left to solve",
             state.outcome()
         )));
     }
-    let proof = py.detach(|| {
-        guard(|| Solver::new(table_bits as u32).prove(&state, nodes as u64, depth as u32))
+    memory::check(
+        SLOT_BYTES << table_bits,
+        &format!("a solver table of 2^{table_bits} positions"),
+    )?;
+    let stack = depth as usize * STACK_PER_PLY;
+    let proof = long_call::run(py, stack, |stop| {
+        let mut solver = Solver::new(table_bits);
+        solver.set_stop(stop);
+        solver.prove(&state, nodes, depth)
     })?;
     Ok(PyProof {
         winning_action: proof.winning.map(|(a, _)| a),

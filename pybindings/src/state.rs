@@ -2,10 +2,11 @@
 //! in the absolute numbering of RULES.md (South's holes `0..n`, North's `n..2n`); actions are
 //! relative to the mover (`0..n`, from the mover's left).
 
-use crate::error::to_py;
-use crate::rules::{PyRules, rules_arg};
+use crate::args::{self, Int, repr};
+use crate::error::{IllegalActionError, to_py};
+use crate::rules::{PyRules, rules_arg, type_name};
 use numpy::PyArray1;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use sowing_env::{ByPlayer, Error, MAX_HOLES, MAX_TOTAL_SEEDS, Outcome, Player, State};
 
@@ -16,18 +17,46 @@ use sowing_env::{ByPlayer, Error, MAX_HOLES, MAX_TOTAL_SEEDS, Outcome, Player, S
 pub struct PyState(pub State);
 
 /// A player given as 0 (South) or 1 (North).
-pub fn player_arg(index: i64) -> PyResult<Player> {
-    usize::try_from(index)
-        .ok()
-        .and_then(Player::from_index)
-        .ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "player {index} does not exist; players are 0 (South) and 1 (North)"
-            ))
-        })
+pub fn player_arg(index: &Bound<'_, PyAny>) -> PyResult<Player> {
+    match Int::of(index) {
+        Int::Fits(p) if (0..=1).contains(&p) => Ok(Player::from_index(p as usize).expect("0 or 1")),
+        Int::Fits(_) | Int::Huge => Err(PyValueError::new_err(format!(
+            "player {} does not exist; players are 0 (South) and 1 (North)",
+            repr(index)
+        ))),
+        Int::Not => Err(PyTypeError::new_err(format!(
+            "a player is 0 (South) or 1 (North), got {} {}",
+            type_name(index),
+            repr(index)
+        ))),
+    }
 }
 
-/// An action given as a Python integer, checked for range by the engine.
+/// An action given as any Python integer (numpy's included): the engine's action, or the
+/// engine's `IllegalActionError` for one out of range, and a `TypeError` for what is not an
+/// integer (a float is refused even when whole: `2.9` is no action).
+fn action_value(state: &State, action: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let holes = state.holes();
+    match Int::of(action) {
+        Int::Fits(v) => usize::try_from(v)
+            .ok()
+            .filter(|&a| a < holes)
+            .ok_or_else(|| to_py(Error::ActionOutOfRange { action: v, holes })),
+        Int::Huge => Err(IllegalActionError::new_err(format!(
+            "action {} is out of range; actions are 0 to {} (the mover's holes, from their left)",
+            repr(action),
+            holes - 1
+        ))),
+        Int::Not => Err(PyTypeError::new_err(format!(
+            "an action is an integer 0 to {}, got {} {}",
+            holes - 1,
+            type_name(action),
+            repr(action)
+        ))),
+    }
+}
+
+/// An action from a batch, checked for range by the engine.
 pub fn action_arg(state: &State, action: i64) -> Result<usize, Error> {
     usize::try_from(action)
         .ok()
@@ -61,39 +90,54 @@ impl PyState {
     /// A position from its parts, checked: `board` lists the `2n` holes in the numbering of
     /// RULES.md, and board plus captured must hold all the seeds of the rules.
     #[new]
-    #[pyo3(signature = (variant, board, captured = (0, 0), to_move = 0, ply = 0))]
+    #[pyo3(signature = (variant, board, captured = None, to_move = None, ply = None))]
     fn new(
         variant: &Bound<'_, PyAny>,
-        board: Vec<i64>,
-        captured: (i64, i64),
-        to_move: i64,
-        ply: u32,
+        board: &Bound<'_, PyAny>,
+        captured: Option<&Bound<'_, PyAny>>,
+        to_move: Option<&Bound<'_, PyAny>>,
+        ply: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyState> {
         let rules = rules_arg(variant)?;
-        let seeds = |what: &str, n: i64| {
-            u8::try_from(n).map_err(|_| {
-                PyValueError::new_err(format!(
-                    "{what} holds {n} seeds; allowed: 0 to {MAX_TOTAL_SEEDS}"
-                ))
-            })
+        let seeds = |what: &str, n: &Bound<'_, PyAny>| {
+            let allowed = format!("0 to {MAX_TOTAL_SEEDS} seeds");
+            args::int_in(n, what, 0, MAX_TOTAL_SEEDS as i128, &allowed).map(|n| n as u8)
         };
-        let board = board
-            .into_iter()
+        // Read one item too many at most: the engine says what a board of another length lacks.
+        let holes = 2 * rules.holes();
+        let cells = sequence(board, "board", "seed counts", holes + 1)?;
+        let board = cells
+            .iter()
             .enumerate()
             .map(|(i, n)| seeds(&format!("hole {i}"), n))
             .collect::<PyResult<Vec<u8>>>()?;
-        State::new(
-            &rules,
-            &board,
-            ByPlayer::new(
-                seeds("South's captures", captured.0)?,
-                seeds("North's captures", captured.1)?,
-            ),
-            player_arg(to_move)?,
-            ply,
-        )
-        .map(PyState)
-        .map_err(to_py)
+        let captured = match captured {
+            Some(c) => {
+                let pair = sequence(c, "captured", "(South's, North's)", 3)?;
+                let [south, north] = pair.as_slice() else {
+                    return Err(PyValueError::new_err(format!(
+                        "captured must be a pair (South's, North's), got {} values",
+                        pair.len()
+                    )));
+                };
+                ByPlayer::new(
+                    seeds("South's captures", south)?,
+                    seeds("North's captures", north)?,
+                )
+            }
+            None => ByPlayer::new(0, 0),
+        };
+        let to_move = match to_move {
+            Some(p) => player_arg(p)?,
+            None => Player::South,
+        };
+        let ply = match ply {
+            Some(p) => args::int_in(p, "ply", 0, u32::MAX.into(), "0 to 2**32 - 1")? as u32,
+            None => 0,
+        };
+        State::new(&rules, &board, captured, to_move, ply)
+            .map(PyState)
+            .map_err(to_py)
     }
 
     /// The start of a game of `variant` (a preset name or a `Rules`): South to move.
@@ -160,16 +204,21 @@ impl PyState {
         PyArray1::from_slice(py, &mask[..n])
     }
 
-    /// Whether `action` is legal now.
-    fn is_legal(&self, action: i64) -> bool {
-        usize::try_from(action).is_ok_and(|a| self.0.is_legal(a))
+    /// Whether `action` is legal now (an integer out of range is not; what is not an integer
+    /// raises `TypeError`).
+    fn is_legal(&self, action: &Bound<'_, PyAny>) -> PyResult<bool> {
+        match action_value(&self.0, action) {
+            Ok(a) => Ok(self.0.is_legal(a)),
+            Err(e) if e.is_instance_of::<PyTypeError>(action.py()) => Err(e),
+            Err(_) => Ok(false),
+        }
     }
 
     /// Play `action` for the player to move and return the next state. An out-of-range or
     /// illegal action raises `IllegalActionError` (listing the legal actions), a move after the
     /// end `GameOverError`; both are `ValueError`s.
-    fn play(&self, action: i64) -> PyResult<PyState> {
-        let a = action_arg(&self.0, action).map_err(to_py)?;
+    fn play(&self, action: &Bound<'_, PyAny>) -> PyResult<PyState> {
+        let a = action_value(&self.0, action)?;
         self.0.play(a).map(PyState).map_err(to_py)
     }
 
@@ -214,7 +263,7 @@ impl PyState {
     fn observation<'py>(
         &self,
         py: Python<'py>,
-        player: Option<i64>,
+        player: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let player = match player {
             Some(p) => player_arg(p)?,
@@ -258,4 +307,28 @@ impl PyState {
         let from_json = slf.get_type().getattr("from_json")?;
         Ok((from_json, (slf.get().0.to_json(),)))
     }
+}
+
+/// The first `most` items of `value`, an iterable (not a string), for argument `name` that
+/// should hold `what`.
+fn sequence<'py>(
+    value: &Bound<'py, PyAny>,
+    name: &str,
+    what: &str,
+    most: usize,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let refused = || {
+        PyTypeError::new_err(format!(
+            "{name} must be a sequence of {what}, got {}",
+            type_name(value)
+        ))
+    };
+    if value.is_instance_of::<pyo3::types::PyString>() {
+        return Err(refused());
+    }
+    value
+        .try_iter()
+        .map_err(|_| refused())?
+        .take(most)
+        .collect::<PyResult<Vec<_>>>()
 }

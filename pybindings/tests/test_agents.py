@@ -147,3 +147,31 @@ def test_solve_on_a_finished_game():
         state = state.play(int(rng.choice(state.legal_moves())))
     with pytest.raises(GameOverError, match="nothing left to solve"):
         sowing.agents.solve(state)
+
+
+@pytest.mark.parametrize(
+    "make, error, match",
+    [
+        (lambda: AlphaBeta(time=float("inf")), ValueError, "at most 3600 seconds, got inf"),
+        (lambda: MCTS(time=0), ValueError, "more than 0"),
+        (lambda: AlphaBeta(time="1s"), TypeError, "time must be a number of seconds"),
+        (lambda: AlphaBeta(depth=2.5), TypeError, "depth must be an integer, got float"),
+        (lambda: MCTS(simulations="many"), TypeError, "simulations must be an integer"),
+        (lambda: Greedy(seed=-1), ValueError, r"seed must be 0 to 2\*\*64 - 1, got -1"),
+    ],
+)
+def test_agent_budgets_refused_with_clear_errors(make, error, match):
+    with pytest.raises(error, match=match):
+        make()
+
+
+def test_a_deep_copy_goes_on_from_the_same_point_of_the_stream():
+    import copy
+
+    state = State.initial("en-dodoi-8")
+    agent = Random(seed=3)
+    first = [agent.choose(state) for _ in range(10)]
+    twin = copy.deepcopy(agent)
+    then = [twin.choose(state) for _ in range(10)]
+    assert then == [agent.choose(state) for _ in range(10)]
+    assert then != first, "the copy goes on from where the original was, not from its seed"

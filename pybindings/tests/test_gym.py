@@ -213,3 +213,104 @@ def test_custom_rules():
     assert obs.shape == (12,) and env.action_space.n == 5
     with pytest.raises(ValueError, match="valid variants"):
         gym.make("sowing/en-dodoi-6-v0", variant="nope")
+
+
+def test_sample_with_the_info_mask():
+    env = gym.make("sowing/en-dodoi-6-v0", opponent=leftmost_or_0, agent_side="south")
+    _, info = env.reset(seed=0)
+    _, _, _, _, info = env.step(0)  # South's hole 3 is empty now
+    assert info["action_mask"].dtype == np.int8, "Gymnasium's dtype for masks"
+    env.action_space.seed(0)
+    drawn = {int(env.action_space.sample(mask=info["action_mask"])) for _ in range(200)}
+    assert drawn == set(env.unwrapped.state.legal_moves())
+    bools = info["action_mask"].astype(bool)
+    assert {int(env.action_space.sample(mask=bools)) for _ in range(200)} == drawn
+    np.testing.assert_array_equal(env.unwrapped.action_masks(), bools)
+
+
+def test_render_human_prints_every_step(capsys):
+    env = gym.make("sowing/en-dodoi-6-v0", render_mode="human", agent_side="south")
+    env.reset(seed=0)
+    assert "ply 0" in capsys.readouterr().out
+    env.step(0)
+    assert "ply 2" in capsys.readouterr().out, "the board after the opponent's answer"
+
+
+def test_make_vec_uses_the_vector_entry_point(recwarn):
+    envs = gym.make_vec("sowing/en-dodoi-6-v0", num_envs=3, agent_side="south")
+    assert isinstance(envs, sowing.vector.VecEnv) and envs.num_envs == 3
+    assert envs.spec.id == "sowing/en-dodoi-6-v0"
+    assert not [w for w in recwarn if "autoreset" in str(w.message)]
+    obs, infos = envs.reset(seed=0)
+    assert obs.shape == (3, 14) and (infos["agent_side"] == 0).all()
+    sync = gym.make_vec("sowing/en-dodoi-6-v0", num_envs=3, vectorization_mode="sync")
+    assert isinstance(sync, gym.vector.SyncVectorEnv)
+
+
+def play_out(env):
+    """Play the lowest legal action until the game ends; the observations and rewards seen."""
+    log = []
+    while not env.unwrapped.state.is_over():
+        obs, reward, *_ = env.step(env.unwrapped.state.legal_moves()[0])
+        log.append((obs.tolist(), reward))
+    return log
+
+
+@pytest.mark.parametrize(
+    "opponent", ["random", "greedy", "mcts:20", lambda: sowing.agents.Random(seed=3)]
+)
+def test_a_deep_copy_plays_on_as_the_original_with_a_stream_of_its_own(opponent):
+    import copy
+
+    opponent = opponent() if callable(opponent) else opponent
+    env = SowingEnv("en-dodoi-6", opponent=opponent, agent_side="south")
+    env.reset(seed=5)
+    env.step(env.state.legal_moves()[0])
+    twin, untouched = copy.deepcopy(env), copy.deepcopy(env)
+    # The twin plays its game out first: had it shared the original's opponent stream, the
+    # original would then see other opponent moves than its untouched copy does.
+    twin_log = play_out(twin)
+    log = play_out(env)
+    assert log == play_out(untouched)
+    assert log == twin_log, "a deep copy plays on as the original does"
+
+
+def test_illegal_action_lose():
+    env = gym.make(
+        "sowing/en-dodoi-6-v0", agent_side="south", opponent=leftmost_or_0, illegal_action="lose"
+    )
+    env.reset(seed=0)
+    env.step(0)  # the opponent answers 0, which empties South's hole 3
+    before = env.unwrapped.state
+    obs, reward, terminated, truncated, info = env.step(3)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["illegal_action"] and info["outcome"] == "north"
+    assert not info["action_mask"].any() and not env.unwrapped.action_masks().any()
+    assert env.unwrapped.state == before, "the illegal move is not played"
+    np.testing.assert_array_equal(obs, before.observation(0))
+    with pytest.raises(GameOverError, match="illegal action"):
+        env.step(1)
+    for bad in (-1, 6):
+        with pytest.raises(IllegalActionError, match="out of range"):
+            env.step(bad)
+    with pytest.raises(TypeError, match="integer"):
+        env.step(2.9)
+    _, info = env.reset(seed=1)
+    assert not info["illegal_action"] and info["action_mask"].all()
+    with pytest.raises(ValueError, match="illegal_action"):
+        SowingEnv("en-dodoi-6", illegal_action="ignore")
+
+
+@pytest.mark.parametrize("illegal_action", ["raise", "lose"])
+def test_check_env_under_both_illegal_action_conventions(illegal_action):
+    env = gym.make("sowing/sadeqa-iii-v0", illegal_action=illegal_action)
+    check_env(env.unwrapped, skip_render_check=False)
+
+
+def test_a_float_action_is_refused_even_when_whole():
+    env = gym.make("sowing/en-dodoi-6-v0", agent_side="south")
+    env.reset(seed=0)
+    for bad in (2.0, np.float32(1.0), "1", None):
+        with pytest.raises(TypeError, match="an action is an integer 0 to 5"):
+            env.step(bad)
+    assert env.unwrapped.state == State.initial("en-dodoi-6")

@@ -297,3 +297,174 @@ def test_selfplay_releases_the_gil_while_stepping():
         done.wait(0.0005)
     thread.join()
     assert ticks >= 20, f"only {ticks} ticks while stepping"
+
+
+# --- Gymnasium's conventions: reset_mask, make_vec, spaces, close, typed errors --------------
+
+
+def test_vecenv_reset_mask_resets_only_the_flagged_games_as_sync_vector_env_does():
+    ours = VecEnv("en-dodoi-6", 4, agent_side="random")
+    sync = SyncVectorEnv([lambda: gym.make("sowing/en-dodoi-6-v0") for _ in range(4)])
+    rng = np.random.default_rng(0)
+    for envs in (ours, sync):
+        envs.reset(seed=2)
+    for _ in range(6):
+        masks = ours.action_masks()
+        actions = np.where(masks.any(axis=1), masked_random(masks, rng), 0)
+        a = ours.step(actions)
+        b = sync.step(actions)
+        np.testing.assert_array_equal(a[0], b[0])
+    before = [env.state for env in ours.envs]
+    flags = np.array([False, True, False, True])
+    options = {"reset_mask": flags}
+    obs, infos = ours.reset(seed=[None, 7, None, 9], options=options)
+    sync_obs, _ = sync.reset(seed=[None, 7, None, 9], options={"reset_mask": flags})
+    np.testing.assert_array_equal(obs, sync_obs)
+    assert "reset_mask" in options, "the caller's options are left as they were"
+    after = [env.state for env in ours.envs]
+    assert after[0] == before[0] and after[2] == before[2]
+    assert after[1].ply <= 1 and after[3].ply <= 1
+    assert infos["action_mask"].dtype == np.int8
+    np.testing.assert_array_equal(infos["action_mask"].astype(bool), ours.action_masks())
+
+
+@pytest.mark.parametrize(
+    "mask, error, match",
+    [
+        ([True, False], TypeError, "numpy array of dtype bool"),
+        (np.array([1, 0]), TypeError, "dtype bool"),
+        (np.array([True]), ValueError, r"shape \(2,\)"),
+        (np.array([False, False]), ValueError, "at least one"),
+    ],
+)
+def test_vecenv_refuses_a_bad_reset_mask(mask, error, match):
+    envs = VecEnv("en-dodoi-6", 2)
+    envs.reset(seed=0)
+    with pytest.raises(error, match=match):
+        envs.reset(options={"reset_mask": mask})
+
+
+def test_vecenv_illegal_action_lose_ends_that_game_only():
+    envs = VecEnv("en-dodoi-6", 2, agent_side="south", opponent=lambda s: 0, illegal_action="lose")
+    envs.reset(seed=0)
+    envs.step(np.array([0, 0]))  # the opponent answers 0, which empties South's hole 3
+    obs, rewards, terminated, truncated, infos = envs.step(np.array([1, 3]))
+    assert terminated.tolist() == [False, True] and rewards[1] == -1.0
+    with pytest.raises(IllegalActionError, match="game 0: action 6 is out of range"):
+        envs.step(np.array([6, 0]))
+    obs, rewards, terminated, _, _ = envs.step(np.array([2, 0]))  # game 1 is reset
+    assert rewards[1] == 0 and envs.envs[1].state.ply == 0
+
+
+def test_gymnasium_vector_wrappers_follow_reset_mask():
+    stats = RecordEpisodeStatistics(gym.make_vec("sowing/en-dodoi-6-v0", num_envs=3))
+    log = run_vector(stats, 0, 100)
+    assert sum(int(step[3].sum() + step[4].sum()) for step in log[1:]) > 0
+    stats.reset(options={"reset_mask": np.array([True, False, False])})
+    assert stats.episode_lengths[0] == 0
+
+
+def test_selfplay_has_batched_spaces():
+    vec = SelfPlayVec("en-dodoi-8", 5, seed=0)
+    assert vec.single_observation_space == gym.spaces.Box(0.0, 1.0, (18,), np.float32)
+    assert vec.single_action_space == gym.spaces.Discrete(8)
+    assert vec.observation_space.shape == (5, 18)
+    assert vec.action_space == gym.spaces.MultiDiscrete([8] * 5)
+    reset = vec.reset()
+    assert vec.observation_space.contains(reset.observations)
+    vec.action_space.seed(0)
+    assert vec.action_space.sample().shape == (5,)
+
+
+def test_selfplay_close_and_with():
+    with SelfPlayVec("en-dodoi-6", 3) as vec:
+        vec.reset()
+        assert not vec.closed
+    assert vec.closed and "closed" in repr(vec)
+    for call in (vec.reset, vec.sample_actions, vec.final_observations, lambda: vec.state(0),
+                 lambda: vec.step(np.zeros(3, dtype=np.int64))):
+        with pytest.raises(ValueError, match="closed"):
+            call()
+    vec.close()  # closing twice is harmless
+
+
+def test_selfplay_errors_are_typed():
+    vec = SelfPlayVec("en-dodoi-6", 4, seed=0, autoreset="off")
+    vec.reset()
+    with pytest.raises(IllegalActionError, match="game 2: action 6 is out of range"):
+        vec.step(np.array([0, 0, 6, 0]))
+    vec.step(np.zeros(4, dtype=np.int64))
+    vec.step(np.zeros(4, dtype=np.int64))
+    with pytest.raises(IllegalActionError, match="game 0: action 3 is illegal"):
+        vec.step(np.array([3, 1, 1, 1]))
+    rng = np.random.default_rng(0)
+    step = vec.step(vec.sample_actions())
+    while not (step.terminated | step.truncated).any():
+        step = vec.step(vec.sample_actions())
+    ended = int(np.flatnonzero(step.terminated | step.truncated)[0])
+    actions = np.where(step.masks.any(axis=1), masked_random(step.masks, rng), 0)
+    with pytest.raises(GameOverError, match=f"game {ended}: the game is over"):
+        vec.step(actions)
+    assert issubclass(IllegalActionError, ValueError) and issubclass(GameOverError, ValueError)
+
+
+def test_selfplay_off_resets_one_game_with_reset_mask():
+    vec = SelfPlayVec("en-dodoi-6", 64, seed=3, autoreset="off", random_opening=2)
+    first = vec.reset(seed=3)
+    step = vec.step(vec.sample_actions())
+    while not (step.terminated | step.truncated).any():
+        step = vec.step(vec.sample_actions())
+    ended = step.terminated | step.truncated
+    going = [vec.state(i) for i in range(64)]
+    again = vec.reset(seed=3, options={"reset_mask": ended})
+    for i in range(64):
+        if ended[i]:
+            assert vec.state(i) == SelfPlayVec("en-dodoi-6", 64, seed=3, random_opening=2).state(i)
+            np.testing.assert_array_equal(again.observations[i], first.observations[i])
+        else:
+            assert vec.state(i) == going[i]
+            np.testing.assert_array_equal(again.observations[i], step.observations[i])
+    rng = np.random.default_rng(1)
+    vec.step(masked_random(again.masks, rng))  # every game can move again
+    with pytest.raises(ValueError, match="unknown reset options"):
+        vec.reset(options={"mask": ended})
+    with pytest.raises(TypeError, match="dtype bool"):
+        vec.reset(options={"reset_mask": ended.astype(int)})
+    with pytest.raises(ValueError, match=r"shape \(64,\)"):
+        vec.reset(options={"reset_mask": ended[:3]})
+    with pytest.raises(ValueError, match="at least one"):
+        vec.reset(options={"reset_mask": np.zeros(64, dtype=bool)})
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"num_envs": -1}, ValueError, "num_envs must be 1 to 1048576, got -1"),
+        ({"num_envs": 10**12}, ValueError, "num_envs must be 1 to 1048576"),
+        ({"num_envs": 2.0}, TypeError, "num_envs must be an integer"),
+        ({"num_envs": 2, "seed": -1}, ValueError, r"seed must be 0 to 2\*\*64 - 1, got -1"),
+        ({"num_envs": 2, "seed": 2**64}, ValueError, "seed must be"),
+        ({"num_envs": 2, "threads": 10**6}, ValueError, "threads must be 0 .every core. to 256"),
+        ({"num_envs": 2, "random_opening": 10**3}, ValueError, "random_opening must be 0 to 100"),
+        ({"num_envs": 2, "random_opening": -2}, ValueError, "random_opening"),
+    ],
+)
+def test_selfplay_refuses_bad_sizes_with_clear_errors(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        SelfPlayVec("en-dodoi-6", **kwargs)
+
+
+def test_selfplay_accepts_numpy_integers_for_its_sizes():
+    vec = SelfPlayVec("en-dodoi-6", np.int64(3), seed=np.uint64(2**64 - 1), threads=np.int32(1))
+    assert vec.num_envs == 3 and isinstance(vec.num_envs, int)
+    assert vec.state(np.int64(-1)) == vec.state(2)
+
+
+def test_vecenv_sizes():
+    with pytest.raises(ValueError, match="num_envs must be 1 to 65536, got 65537; .*SelfPlayVec"):
+        VecEnv("en-dodoi-6", 2**16 + 1)
+    with pytest.raises(TypeError, match="num_envs must be an integer"):
+        VecEnv("en-dodoi-6", 2.0)
+    with pytest.raises(TypeError, match="a variant is a preset name"):
+        VecEnv({"holes": 6}, 2)
+    assert VecEnv("en-dodoi-6", np.int64(2)).num_envs == 2

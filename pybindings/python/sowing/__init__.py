@@ -4,7 +4,8 @@ as fast, exact reinforcement-learning environments, over a Rust engine.
 - ``Rules``, ``State``, ``variants()``: the game itself (``State`` is immutable; ``play``
   returns the next state).
 - ``gymnasium.make("sowing/<preset>-v0", opponent="random")``: one side against an opponent
-  (registered on import); see ``sowing.env``.
+  (registered on import, with ``gymnasium.make_vec`` giving ``sowing.vector.VecEnv``); see
+  ``sowing.env``.
 - ``sowing.vector.SelfPlayVec``: many games of self-play stepped in Rust, the fast path;
   ``sowing.vector.VecEnv``: a Gymnasium vector env.
 - ``sowing.pettingzoo.env(variant)``: the two-player game as a PettingZoo AEC env.

@@ -1,10 +1,13 @@
-"""Opponents for the single-agent environments: turning what a user passes as ``opponent`` into
-one function ``(state, rng) -> action``.
+"""Opponents for the single-agent environments: what a user passes as ``opponent``, resolved once
+into an ``Opponent`` that moves for the other side.
 
 An opponent may be ``"random"`` (uniform over the legal moves, drawn from the environment's own
 ``np_random`` so that a seeded reset fixes the whole episode), any callable taking a ``State``
 and returning an action, an object with a ``choose(state)`` method (the agents of
 ``sowing.agents``), or an agent spec string such as ``"alphabeta:6"`` or ``"mcts:1000"``.
+
+The ``Opponent`` holds the agent itself, never a function closed over it, so that a deep copy of
+an environment has an agent (and a random stream) of its own.
 """
 
 from __future__ import annotations
@@ -27,42 +30,54 @@ class Agent(Protocol):
 OpponentLike = Union[str, Callable[[State], int], Agent]
 """What ``opponent=`` accepts."""
 
-Policy = Callable[[State, np.random.Generator], int]
 
+class Opponent:
+    """The other side of a single-agent game."""
 
-def _random(state: State, rng: np.random.Generator) -> int:
-    moves = state.legal_moves()
-    return moves[int(rng.integers(len(moves)))]
+    def __init__(self, opponent: Any) -> None:
+        self.agent: Any = None
+        self.function: Callable[[State], int] | None = None
+        if isinstance(opponent, str):
+            self.name = opponent
+            if opponent != "random":
+                self.agent = agents.from_spec(opponent)
+        elif hasattr(opponent, "choose") and callable(opponent.choose):
+            self.agent = opponent
+            self.name = getattr(opponent, "name", type(opponent).__name__)
+        elif callable(opponent):
+            self.function = opponent
+            self.name = getattr(opponent, "__name__", "callable")
+        else:
+            raise TypeError(
+                'an opponent is "random", an agent spec string, a callable taking a sowing.State, '
+                f"or an object with a choose(state) method; got {type(opponent).__name__}"
+            )
 
+    def new_game(self, rng: np.random.Generator) -> None:
+        """Before a game: reseed the agent from ``rng`` and clear its tables, where it can."""
+        if self.agent is not None:
+            if hasattr(self.agent, "seed"):
+                self.agent.seed(int(rng.integers(2**63)))
+            if hasattr(self.agent, "new_game"):
+                self.agent.new_game()
 
-def resolve(opponent: Any) -> tuple[Policy, str, Any]:
-    """The opponent as ``(policy, name, agent)``; ``agent`` is the object whose ``new_game`` and
-    ``seed`` methods are called at each reset, if it has them, else ``None``."""
-    if isinstance(opponent, str):
-        if opponent == "random":
-            return _random, "random", None
-        agent = agents.from_spec(opponent)
-        return _choose(agent), opponent, agent
-    if hasattr(opponent, "choose") and callable(opponent.choose):
-        return _choose(opponent), getattr(opponent, "name", type(opponent).__name__), opponent
-    if callable(opponent):
-        return (lambda state, rng: opponent(state)), getattr(opponent, "__name__", "callable"), None
-    raise TypeError(
-        f"an opponent is \"random\", an agent spec string, a callable taking a sowing.State, or an "
-        f"object with a choose(state) method; got {type(opponent).__name__}"
-    )
-
-
-def _choose(agent: Agent) -> Policy:
-    return lambda state, rng: agent.choose(state)
-
-
-def play(policy: Policy, name: str, state: State, rng: np.random.Generator) -> tuple[State, int]:
-    """Let the opponent move in ``state``; a move it may not make is a ``ValueError`` naming it."""
-    action = policy(state, rng)
-    try:
-        return state.play(int(action)), int(action)
-    except IllegalActionError as e:
-        raise ValueError(f"the opponent {name} chose an action it may not play: {e}") from e
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"the opponent {name} returned {action!r}, not an action: {e}") from e
+    def move(self, state: State, rng: np.random.Generator) -> tuple[State, int]:
+        """Let the opponent move in ``state``; a move it may not make is a ``ValueError`` naming
+        it."""
+        if self.agent is not None:
+            action = self.agent.choose(state)
+        elif self.function is not None:
+            action = self.function(state)
+        else:
+            moves = state.legal_moves()
+            action = moves[int(rng.integers(len(moves)))]
+        try:
+            return state.play(action), int(action)
+        except IllegalActionError as e:
+            raise ValueError(
+                f"the opponent {self.name} chose an action it may not play: {e}"
+            ) from e
+        except (TypeError, ValueError) as e:
+            raise ValueError(
+                f"the opponent {self.name} returned {action!r}, not an action: {e}"
+            ) from e

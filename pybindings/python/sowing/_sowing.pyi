@@ -111,7 +111,8 @@ class State:
     def legal_mask(self) -> npt.NDArray[np.bool_]: ...
     def is_legal(self, action: int) -> bool: ...
     def play(self, action: int) -> State:
-        """The next state; raises IllegalActionError or GameOverError (both ValueError)."""
+        """The next state; raises IllegalActionError or GameOverError (both ValueError), and
+        TypeError for what is not an integer (Python's or numpy's)."""
     def is_terminal(self) -> bool: ...
     def is_truncated(self) -> bool: ...
     def is_over(self) -> bool: ...
@@ -127,7 +128,9 @@ class State:
     def __deepcopy__(self, memo: Any) -> State: ...
 
 class SelfPlayVec:
-    """The native batch behind ``sowing.vector.SelfPlayVec`` (which returns named tuples)."""
+    """The native batch behind ``sowing.vector.SelfPlayVec`` (which returns named tuples).
+    ``num_envs`` is 1 to 2**20, ``threads`` 0 to 256, ``random_opening`` 0 to 100 (and below
+    ``max_plies``); a batch larger than the memory available raises ``MemoryError``."""
 
     def __new__(
         cls,
@@ -139,7 +142,7 @@ class SelfPlayVec:
         random_opening: int = 0,
     ) -> SelfPlayVec: ...
     def reset(
-        self, seed: int | None = None
+        self, seed: int | None = None, reset_mask: npt.NDArray[np.bool_] | None = None
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.int64]]: ...
     def step(
         self, actions: npt.NDArray[np.int64] | npt.NDArray[np.int32] | list[int]
@@ -154,6 +157,10 @@ class SelfPlayVec:
     def final_observations(self) -> npt.NDArray[np.float32]: ...
     def sample_actions(self) -> npt.NDArray[np.int64]: ...
     def state(self, index: int) -> State: ...
+    def close(self) -> None:
+        """Free the games and threads; later calls raise ``ValueError``."""
+    @property
+    def closed(self) -> bool: ...
     @property
     def num_envs(self) -> int: ...
     @property
@@ -167,12 +174,14 @@ class Agent:
 
     def __new__(cls, spec: str, seed: int = 0) -> Self: ...
     def choose(self, state: State) -> int:
-        """A legal action for ``state``, searched with the GIL released."""
+        """A legal action for ``state``, searched with the GIL released; Ctrl-C stops the
+        search (``KeyboardInterrupt``)."""
     def __call__(self, state: State) -> int: ...
     def seed(self, seed: int) -> None: ...
     def new_game(self) -> None: ...
     @property
     def name(self) -> str: ...
+    def __deepcopy__(self, memo: Any) -> Agent: ...
 
 @final
 class Proof:
@@ -198,7 +207,9 @@ class Proof:
         """Positions made."""
 
 def solve(state: State, nodes: int = 1_000_000, depth: int = 61, table_bits: int = 20) -> Proof:
-    """Prove by exact search what ``state`` is worth to the player to move (GIL released)."""
+    """Prove by exact search what ``state`` is worth to the player to move (GIL released;
+    Ctrl-C stops it with ``KeyboardInterrupt``). ``depth`` is 1 to 999 plies, ``table_bits``
+    10 to 30; a table larger than the memory available raises ``MemoryError``."""
 
 @final
 class Probe:

@@ -7,13 +7,27 @@ the opponent's row in sowing order, own and opponent's captures, over the seeds 
 when it is not its turn), as PettingZoo's classic games do. Rewards are +1 for the winner and
 -1 for the loser at the end, 0 otherwise; a truncation at ``max_plies`` gives 0 to both.
 
+- ``state()`` is PettingZoo's global state (for centralised critics): float32 ``2n + 3`` values,
+  the board and captures as South sees them (``State.observation(0)``) and then the player to
+  move (0 or 1). ``state_space`` is its space. The game's own ``sowing.State`` is
+  ``env.unwrapped.position``.
+- An action is any Python or numpy integer; anything else (``2.9``, ``"1"``) raises
+  ``TypeError``, and an integer outside ``0..n`` raises ``sowing.IllegalActionError``.
+- An illegal action (an empty hole, an endless move), by ``illegal_action``: ``"raise"``
+  (default) raises ``sowing.IllegalActionError`` (a ``ValueError``) listing the legal actions,
+  and nothing changes; ``"lose"`` is PettingZoo's classic convention (its
+  ``TerminateIllegalWrapper``): the game ends, the mover gets -1 and the other player 0, and
+  ``infos[mover]["illegal_action"]`` is true.
+- ``render_mode="ansi"``: ``render()`` returns the board as text; ``"human"``: the board is
+  printed after every ``reset`` and ``step``, and ``render()`` prints it too and returns None.
+
 The game has no chance in it, so ``reset(seed=...)`` fixes nothing beyond what is already
-fixed; an illegal action raises ``sowing.IllegalActionError`` (a ``ValueError``) listing the
-legal actions.
+fixed.
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import gymnasium
@@ -24,14 +38,21 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ._sowing import Rules, State
+from .env import illegal_action_arg, rules_arg
 
 AGENTS = ["player_0", "player_1"]
 RENDER_MODES = ["ansi", "human"]
 
 
-def env(variant: str | Rules = "en-dodoi-8", render_mode: str | None = None) -> AECEnv:
+def env(
+    variant: str | Rules = "en-dodoi-8",
+    render_mode: str | None = None,
+    illegal_action: str = "raise",
+) -> AECEnv:
     """The AEC environment of ``variant``, wrapped to enforce calling ``reset`` first."""
-    return wrappers.OrderEnforcingWrapper(raw_env(variant, render_mode=render_mode))
+    return wrappers.OrderEnforcingWrapper(
+        raw_env(variant, render_mode=render_mode, illegal_action=illegal_action)
+    )
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
@@ -44,13 +65,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         "render_fps": 4,
     }
 
-    def __init__(self, variant: str | Rules = "en-dodoi-8", render_mode: str | None = None):
-        EzPickle.__init__(self, variant, render_mode)
+    def __init__(
+        self,
+        variant: str | Rules = "en-dodoi-8",
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+    ):
+        EzPickle.__init__(self, variant, render_mode, illegal_action)
         super().__init__()
-        self.rules = variant if isinstance(variant, Rules) else Rules.preset(variant)
+        self.rules = rules_arg(variant)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode {render_mode!r} is not supported; modes: {RENDER_MODES}")
         self.render_mode = render_mode
+        self.illegal_action = illegal_action_arg(illegal_action)
         n, length = self.rules.holes, self.rules.observation_len
         self.possible_agents = AGENTS[:]
         self.agents = AGENTS[:]
@@ -64,7 +91,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             )
             for a in AGENTS
         }
-        self.state: State = State.initial(self.rules)
+        self.state_space = spaces.Box(0.0, 1.0, (length + 1,), np.float32)
+        self.position: State = State.initial(self.rules)
         self._reset_bookkeeping()
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -76,13 +104,20 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = AGENTS.index(agent)
         mask = np.zeros(self.rules.holes, dtype=np.int8)
-        if player == self.state.to_move:
-            mask[self.state.legal_mask()] = 1
-        return {"observation": self.state.observation(player), "action_mask": mask}
+        if player == self.position.to_move and not self._forfeited:
+            mask[self.position.legal_mask()] = 1
+        return {"observation": self.position.observation(player), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The global state: the board and captures as South sees them, then the player to
+        move."""
+        return np.append(self.position.observation(0), np.float32(self.position.to_move))
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self.state = State.initial(self.rules)
+        self.position = State.initial(self.rules)
         self._reset_bookkeeping()
+        if self.render_mode == "human":
+            self.render()
 
     def _reset_bookkeeping(self) -> None:
         self.agents = AGENTS[:]
@@ -90,8 +125,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = AGENTS[self.state.to_move]
+        self.infos: dict[str, dict[str, Any]] = {a: {"illegal_action": False} for a in self.agents}
+        self.agent_selection = AGENTS[self.position.to_move]
+        # The mover lost by an illegal action (illegal_action="lose").
+        self._forfeited = False
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -100,24 +137,46 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             return
         if action is None:
             raise ValueError(f"{agent} is to move and must give an action, not None")
-        self.state = self.state.play(int(action))
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise TypeError(
+                f"an action is an integer 0 to {self.rules.holes - 1}, got "
+                f"{type(action).__name__} {action!r}"
+            ) from None
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
-        if self.state.is_over():
-            south, north = self.state.returns()
-            self.rewards = {"player_0": float(south), "player_1": float(north)}
-            self.terminations = dict.fromkeys(self.agents, self.state.is_terminal())
-            self.truncations = dict.fromkeys(self.agents, self.state.is_truncated())
-        self.agent_selection = AGENTS[self.state.to_move]
+        in_range = 0 <= a < self.rules.holes
+        if self.illegal_action == "lose" and in_range and not self.position.is_legal(a):
+            self._clear_rewards()
+            self._forfeited = True
+            self.rewards[agent] = -1.0
+            self.infos[agent]["illegal_action"] = True
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.position = self.position.play(a)
+            self._clear_rewards()
+            if self.position.is_over():
+                south, north = self.position.returns()
+                self.rewards = {"player_0": float(south), "player_1": float(north)}
+                self.terminations = dict.fromkeys(self.agents, self.position.is_terminal())
+                self.truncations = dict.fromkeys(self.agents, self.position.is_truncated())
+            self.agent_selection = AGENTS[self.position.to_move]
         self._accumulate_rewards()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
-        return self.state.render()
+        text = self.position.render()
+        if self._forfeited:
+            text += f"\n{self.agent_selection} lost by an illegal action"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass
+

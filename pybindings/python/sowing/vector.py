@@ -72,13 +72,21 @@ class SelfPlayVec:
     - ``"next-step"`` (Gymnasium's default): the ending step returns the final observation with
       an all-false mask; the next step resets the game, ignores its action and returns the new
       game's first observation with reward 0.
-    - ``"off"``: a finished game stays finished and stepping it raises until ``reset``.
+    - ``"off"``: a finished game stays finished and stepping it raises ``GameOverError`` until
+      it is reset: all games with ``reset()``, some with
+      ``reset(options={"reset_mask": finished})``.
 
-    ``metadata["autoreset_mode"]`` gives the mode as Gymnasium's ``AutoresetMode``.
+    ``metadata["autoreset_mode"]`` gives the mode as Gymnasium's ``AutoresetMode``. The spaces
+    are a Gymnasium vector env's: ``single_observation_space`` and ``single_action_space`` for
+    one game, ``observation_space`` and ``action_space`` for the batch.
 
     Game ``i`` draws its randomness (``random_opening`` random plies at each reset,
     ``sample_actions``) from its own stream of ``seed``, so its trajectory does not depend on
     ``num_envs`` or ``threads`` (0: every core).
+
+    At most 2**20 games; a batch is checked against the memory available before it is made
+    (``MemoryError``). Each call is done whole or not at all: a Ctrl-C is raised when the call
+    under way returns. ``close()`` (or a ``with`` block) frees the games and threads at once.
     """
 
     def __init__(
@@ -95,23 +103,38 @@ class SelfPlayVec:
             random_opening=random_opening,
         )
         self.rules: Rules = self._vec.rules
-        self.num_envs: int = num_envs
+        self.num_envs: int = self._vec.num_envs
         self.autoreset: str = autoreset
         self.metadata = {"autoreset_mode": AUTORESET_MODES[autoreset]}
-        n = self.rules.holes
         self.single_observation_space = spaces.Box(
             0.0, 1.0, (self.rules.observation_len,), np.float32
         )
-        self.single_action_space = spaces.Discrete(n)
+        self.single_action_space = spaces.Discrete(self.rules.holes)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
 
-    def reset(self, seed: int | None = None) -> SelfPlayReset:
-        """Start every game again; ``seed`` restarts the random streams."""
-        return SelfPlayReset(*self._vec.reset(seed))
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> SelfPlayReset:
+        """Start every game again, or with ``options={"reset_mask": mask}`` (a bool array, one
+        flag per game, at least one set: Gymnasium's convention) only the games flagged, the
+        others left as they are. ``seed`` restarts the random streams of the games started.
+        Returns the rows of every game."""
+        mask = None
+        if options:
+            unknown = sorted(set(options) - {"reset_mask"})
+            if unknown:
+                raise ValueError(
+                    f"unknown reset options {unknown}; SelfPlayVec takes only 'reset_mask'"
+                )
+            mask = options.get("reset_mask")
+        return SelfPlayReset(*self._vec.reset(seed, mask))
 
     def step(self, actions: np.ndarray) -> SelfPlayStep:
         """Play ``actions[i]`` (int64 or int32, shape ``(num_envs,)``) in game ``i``. Every
-        action is checked before any game moves: an illegal one raises ``ValueError`` naming the
-        game, and nothing changes."""
+        action is checked before any game moves: an illegal one raises ``IllegalActionError``
+        naming the game, one for a finished game (under ``"off"``) ``GameOverError``, and
+        nothing changes."""
         return SelfPlayStep(*self._vec.step(actions))
 
     def final_observations(self) -> np.ndarray:
@@ -127,21 +150,49 @@ class SelfPlayVec:
         """The position of game ``index``."""
         return self._vec.state(index)
 
+    def close(self) -> None:
+        """Free the games and threads now; any later call but ``close`` raises ``ValueError``."""
+        self._vec.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close`` has been called."""
+        return self._vec.closed
+
+    def __enter__(self) -> SelfPlayVec:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def __len__(self) -> int:
         return self.num_envs
 
     def __repr__(self) -> str:
-        return repr(self._vec)
+        native = getattr(self, "_vec", None)  # None when the constructor raised
+        return repr(native) if native is not None else "SelfPlayVec(not made)"
+
+
+MAX_VEC_ENVS = 1 << 16
+"""The most games a ``VecEnv`` holds: each is a Python object stepped by Python, and a batch
+this large already takes about a second a step."""
 
 
 class VecEnv(gymnasium.vector.VectorEnv):
-    """``num_envs`` agent-against-opponent games of ``variant``, as a Gymnasium vector env.
+    """``num_envs`` agent-against-opponent games of ``variant``, as a Gymnasium vector env
+    (``gymnasium.make_vec("sowing/<preset>-v0", num_envs)`` makes one).
 
     Sub-environment ``i`` is a ``sowing.env.SowingEnv``; ``reset(seed=s)`` seeds it with
     ``s + i``, as ``SyncVectorEnv`` does, so the two give the same trajectories. Autoreset is
     Gymnasium's next-step mode (``metadata["autoreset_mode"]``): the step after a game ends
     resets it, ignores its action and returns the new game's first observation with reward 0.
-    ``infos["action_mask"]`` (and ``action_masks()``) hold every game's legal moves.
+    ``reset(options={"reset_mask": mask})`` starts again only the games flagged (Gymnasium's
+    convention), the others going on. ``infos["action_mask"]`` (int8) and ``action_masks()``
+    (bool) hold every game's legal moves.
+
+    A Ctrl-C during a step (an opponent's search) stops it part way, where some games may have
+    moved and others not: the next step raises ``gymnasium.error.ResetNeeded`` until a
+    ``reset()`` of every game.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": RENDER_MODES}
@@ -153,11 +204,24 @@ class VecEnv(gymnasium.vector.VectorEnv):
         opponent: OpponentLike = "random",
         agent_side: int | str = "random",
         render_mode: str | None = None,
+        illegal_action: str = "raise",
     ) -> None:
-        if not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool):
+            raise TypeError(f"num_envs must be an integer 1 to {MAX_VEC_ENVS}, got {num_envs!r}")
+        if not 1 <= num_envs <= MAX_VEC_ENVS:
+            raise ValueError(
+                f"num_envs must be 1 to {MAX_VEC_ENVS}, got {num_envs}; for larger batches use "
+                "sowing.vector.SelfPlayVec, which steps them in Rust"
+            )
+        num_envs = int(num_envs)
         self.envs = [
-            SowingEnv(variant, opponent=opponent, agent_side=agent_side, render_mode=render_mode)
+            SowingEnv(
+                variant,
+                opponent=opponent,
+                agent_side=agent_side,
+                render_mode=render_mode,
+                illegal_action=illegal_action,
+            )
             for _ in range(num_envs)
         ]
         first = self.envs[0]
@@ -168,31 +232,38 @@ class VecEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = first.action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._obs_shape = (num_envs, self.rules.observation_len)
+        self._observations = np.zeros((num_envs, self.rules.observation_len), dtype=np.float32)
         self._autoreset = np.zeros(num_envs, dtype=bool)
         self._masks = np.zeros((num_envs, self.rules.holes), dtype=bool)
+        self._sides = np.zeros(num_envs, dtype=np.int64)
+        self._cut_short = False
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         if seed is None:
             seeds: list[int | None] = [None] * self.num_envs
-        elif isinstance(seed, int):
-            seeds = [seed + i for i in range(self.num_envs)]
+        elif isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
         else:
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"expected {self.num_envs} seeds, one per game, got {len(seeds)}")
+        # The caller's dict is left as it is (Gymnasium's own vector envs take the mask out of
+        # it, which hides it from the wrappers that read it after them).
+        options = dict(options or {})
+        mask = reset_mask_arg(options.pop("reset_mask", None), self.num_envs)
         if seed is not None:
             self._np_random_seed = seeds[0]
-        observations = np.empty(self._obs_shape, dtype=np.float32)
-        sides = np.empty(self.num_envs, dtype=np.int64)
         for i, (env, s) in enumerate(zip(self.envs, seeds)):
-            observations[i], info = env.reset(seed=s, options=options)
-            self._masks[i] = info["action_mask"]
-            sides[i] = info["agent_side"]
-        self._autoreset[:] = False
-        return observations, self._infos(sides)
+            if mask is None or mask[i]:
+                self._observations[i], info = env.reset(seed=s, options=options or None)
+                self._masks[i] = info["action_mask"]
+                self._sides[i] = info["agent_side"]
+                self._autoreset[i] = False
+        if mask is None:
+            self._cut_short = False
+        return self._observations.copy(), self._infos()
 
     def step(
         self, actions: np.ndarray
@@ -204,29 +275,39 @@ class VecEnv(gymnasium.vector.VectorEnv):
             )
         if not np.issubdtype(actions.dtype, np.integer):
             raise TypeError(f"actions must be integers, got dtype {actions.dtype}")
+        if self._cut_short:
+            raise gymnasium.error.ResetNeeded(
+                "the last step was stopped part way (a Ctrl-C during an opponent's search), "
+                "some games may have moved and others not: call reset()"
+            )
         # Check every action first, so that a bad one leaves every game as it was.
         for i, env in enumerate(self.envs):
-            if not self._autoreset[i] and not env.state.is_legal(int(actions[i])):
-                try:
-                    env.state.play(int(actions[i]))
-                except ValueError as e:
-                    raise type(e)(f"game {i}: {e}") from None
-        observations = np.empty(self._obs_shape, dtype=np.float32)
+            action = int(actions[i])
+            if self._autoreset[i] or env.state.is_legal(action):
+                continue
+            if env.illegal_action == "lose" and 0 <= action < self.rules.holes:
+                continue  # the game ends as a loss
+            try:
+                env.state.play(action)
+            except ValueError as e:
+                raise type(e)(f"game {i}: {e}") from None
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
-        sides = np.empty(self.num_envs, dtype=np.int64)
-        for i, env in enumerate(self.envs):
-            if self._autoreset[i]:
-                observations[i], info = env.reset()
-            else:
-                observations[i], rewards[i], terminated[i], truncated[i], info = env.step(
-                    actions[i]
-                )
-            self._masks[i] = info["action_mask"]
-            sides[i] = info["agent_side"]
+        try:
+            for i, env in enumerate(self.envs):
+                if self._autoreset[i]:
+                    self._observations[i], info = env.reset()
+                else:
+                    step = env.step(actions[i])
+                    self._observations[i], rewards[i], terminated[i], truncated[i], info = step
+                self._masks[i] = info["action_mask"]
+                self._sides[i] = info["agent_side"]
+        except BaseException:
+            self._cut_short = True
+            raise
         self._autoreset = terminated | truncated
-        return observations, rewards, terminated, truncated, self._infos(sides)
+        return self._observations.copy(), rewards, terminated, truncated, self._infos()
 
     def action_masks(self) -> np.ndarray:
         """The legal moves of every game, bool ``(num_envs, n)``."""
@@ -238,14 +319,35 @@ class VecEnv(gymnasium.vector.VectorEnv):
         return tuple(env.render() for env in self.envs)
 
     def close_extras(self, **kwargs: Any) -> None:
-        for env in self.envs:
+        # Also called on a batch whose constructor raised, which has no games.
+        for env in getattr(self, "envs", ()):
             env.close()
 
-    def _infos(self, sides: np.ndarray) -> dict[str, Any]:
+    def _infos(self) -> dict[str, Any]:
         present = np.ones(self.num_envs, dtype=bool)
         return {
-            "action_mask": self._masks.copy(),
+            "action_mask": self._masks.astype(np.int8),
             "_action_mask": present,
-            "agent_side": sides,
+            "agent_side": self._sides.copy(),
             "_agent_side": present.copy(),
         }
+
+
+def reset_mask_arg(mask: Any, num_envs: int) -> np.ndarray | None:
+    """Gymnasium's ``options["reset_mask"]``: a bool array of shape ``(num_envs,)`` with at
+    least one game flagged, or ``None`` for every game."""
+    if mask is None:
+        return None
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
+        raise TypeError(
+            "options['reset_mask'] must be a numpy array of dtype bool, one flag per game; got "
+            + (f"dtype {mask.dtype}" if isinstance(mask, np.ndarray) else type(mask).__name__)
+        )
+    if mask.shape != (num_envs,):
+        raise ValueError(
+            f"options['reset_mask'] must have shape ({num_envs},), one flag per game; "
+            f"got {mask.shape}"
+        )
+    if not mask.any():
+        raise ValueError("options['reset_mask'] must flag at least one game (Gymnasium's rule)")
+    return mask
