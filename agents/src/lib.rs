@@ -24,6 +24,7 @@ pub mod stats;
 mod stop;
 mod streams;
 pub mod tablebase;
+mod wdl;
 
 pub use agent::Agent;
 pub use alphabeta::{AlphaBeta, CAPTURE_WEIGHT, SearchInfo, WIN};
@@ -36,3 +37,4 @@ pub use solver::{Proof, Solver};
 pub use spec::{FORMS, SpecError, from_spec, parse_budget};
 pub use stop::Stop;
 pub use streams::stream;
+pub use wdl::Wdl;

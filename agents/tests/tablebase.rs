@@ -9,9 +9,9 @@ mod common;
 use common::endgames;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::Solver;
 use sowing_agents::tablebase::{BuildOptions, PositionIndex, Tablebase};
-use sowing_env::{ByPlayer, Player, Rules, RulesSpec, State, Trigger};
+use sowing_agents::{Solver, Wdl};
+use sowing_env::{ByPlayer, Outcome, Player, Rules, RulesSpec, State, Trigger};
 use std::collections::HashMap;
 
 /// Infinite margins, for play that must end (or must not) within the horizon.
@@ -470,4 +470,131 @@ fn play_board_is_the_board_play_leaves_before_its_sweep() {
             }
         }
     }
+}
+
+/// The result of every game state (board, captures, mover) of `rules` with at most `max_seeds`
+/// seeds on the board, by an oracle that knows nothing of margins: the wins and losses a player
+/// can force are grown from the ended games backwards until nothing changes (a state is won when
+/// some move leads to a state lost for the opponent, lost when every move leads to one won for
+/// them); what is never settled is a draw, play that never ends included, as a truncated game
+/// has no winner.
+fn results(rules: &Rules, max_seeds: usize) -> HashMap<(Vec<u8>, [u8; 2], Player), Wdl> {
+    let ring = 2 * rules.holes();
+    let total = rules.total_seeds();
+    let mut states = Vec::new();
+    for seeds in 0..=max_seeds {
+        for cells in boards(ring, seeds) {
+            for south in 0..=(total - seeds) {
+                let captured = ByPlayer::new(south as u8, (total - seeds - south) as u8);
+                for mover in Player::BOTH {
+                    let s = State::new(rules, &cells, captured, mover, 0).unwrap();
+                    if !s.is_over() {
+                        states.push(s);
+                    }
+                }
+            }
+        }
+    }
+    let key = |s: &State| {
+        let c = s.captures();
+        (s.cells(), [c.south, c.north], s.to_move())
+    };
+    let mut known: HashMap<(Vec<u8>, [u8; 2], Player), Wdl> = HashMap::new();
+    loop {
+        let mut changed = false;
+        for s in &states {
+            let k = key(s);
+            if known.contains_key(&k) {
+                continue;
+            }
+            let me = s.to_move();
+            let mut all_lost = true;
+            let mut won = false;
+            for a in s.legal_actions() {
+                let child = s.play(a).unwrap();
+                let for_me = match child.outcome() {
+                    Outcome::Won(p) => Some(if p == me { Wdl::Win } else { Wdl::Loss }),
+                    Outcome::Draw => Some(Wdl::Draw),
+                    Outcome::Truncated => unreachable!("ply 1 of 1,000"),
+                    Outcome::Ongoing => known.get(&key(&child)).map(|r| r.flip()),
+                };
+                won |= for_me == Some(Wdl::Win);
+                all_lost &= for_me == Some(Wdl::Loss);
+            }
+            if won || all_lost {
+                known.insert(k, if won { Wdl::Win } else { Wdl::Loss });
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    states
+        .iter()
+        .map(|s| (key(s), known.get(&key(s)).copied().unwrap_or(Wdl::Draw)))
+        .collect()
+}
+
+#[test]
+fn results_equal_an_oracle_over_whole_game_states_that_knows_no_margins() {
+    let sets = [
+        ("2x2 take", tiny(2, 8, |_| {}), 8),
+        ("2x2 leave", tiny(2, 8, |s| s.trigger = Trigger::Leave), 8),
+        ("2x3 take", tiny(3, 6, |_| {}), 6),
+        (
+            "2x3 leave parity",
+            tiny(3, 6, |s| {
+                s.trigger = Trigger::Leave;
+                s.direction = sowing_env::Direction::Parity;
+            }),
+            6,
+        ),
+        ("2x3 take max_laps 3", tiny(3, 6, |s| s.max_laps = 3), 6),
+    ];
+    let (mut drawn_with_a_margin, mut compared) = (0, 0);
+    for (name, rules, max_seeds) in sets {
+        let table = Tablebase::build(&rules, max_seeds as u32, &BuildOptions::default()).unwrap();
+        for ((cells, captured, mover), want) in results(&rules, max_seeds) {
+            let s = State::new(
+                &rules,
+                &cells,
+                ByPlayer::new(captured[0], captured[1]),
+                mover,
+                0,
+            )
+            .unwrap();
+            let probe = table.probe(&s).unwrap();
+            assert_eq!(
+                probe.result(&s),
+                want,
+                "{name}: board {cells:?}, captured {captured:?}, {mover} to move, {probe:?}"
+            );
+            for (a, p) in table.move_values(&s).unwrap() {
+                let child = s.play(a).unwrap();
+                let after = match child.outcome() {
+                    Outcome::Won(w) => {
+                        if w == mover {
+                            Wdl::Win
+                        } else {
+                            Wdl::Loss
+                        }
+                    }
+                    Outcome::Draw => Wdl::Draw,
+                    _ => table.probe(&child).unwrap().result(&child).flip(),
+                };
+                assert_eq!(
+                    p.result(&s),
+                    after,
+                    "{name}: {cells:?} {captured:?} move {a}"
+                );
+            }
+            compared += 1;
+            drawn_with_a_margin += usize::from(want == Wdl::Draw && probe.final_margin(&s) != 0);
+        }
+    }
+    assert!(compared > 10_000, "{compared} states compared");
+    // The margin alone would have called these games won or lost: play that never ends is in
+    // reach of the player behind.
+    assert!(drawn_with_a_margin > 0, "no state needs the bounds");
 }

@@ -5,6 +5,7 @@
 use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use sowing_agents::Wdl;
 use sowing_agents::tablebase::{
     BuildOptions, BuildProgress, LayerStats, Probe, Tablebase, build_bytes,
 };
@@ -149,18 +150,19 @@ impl Summary {
             println!("{line})");
         }
         println!(
-            "{:>5} {:>12} {:>12} {:>12} {:>12} {:>10}",
-            "seeds", "positions", "won", "drawn", "lost", "endless"
+            "{:>5} {:>12} {:>12} {:>12} {:>12} {:>10} {:>10}",
+            "seeds", "positions", "won", "drawn", "lost", "endless", "cyclic"
         );
         for l in &self.layers {
             println!(
-                "{:>5} {:>12} {:>12} {:>12} {:>12} {:>10}",
-                l.seeds, l.positions, l.won, l.drawn, l.lost, l.endless
+                "{:>5} {:>12} {:>12} {:>12} {:>12} {:>10} {:>10}",
+                l.seeds, l.positions, l.won, l.drawn, l.lost, l.endless, l.cyclic
             );
         }
         println!(
             "won/drawn/lost: the mover's margin on the seeds left is above, at or below 0; \
-             endless: perfect play never ends (value 0)"
+             endless: perfect play never ends (value 0); cyclic: endless play is within reach, \
+             so the result also depends on the captures so far (the file keeps the bounds)"
         );
     }
 }
@@ -260,6 +262,8 @@ struct MoveReport {
     final_margin: i32,
     /// Perfect play after the move never ends.
     endless: bool,
+    /// The result for the mover after the move, under perfect play (endless play a draw).
+    result: Wdl,
     /// The move keeps the position's value.
     best: bool,
 }
@@ -272,6 +276,7 @@ struct ProbeReport {
     value: i32,
     final_margin: i32,
     endless: bool,
+    result: Wdl,
     moves: Vec<MoveReport>,
 }
 
@@ -319,6 +324,7 @@ fn probe(args: ProbeArgs) -> Result<(), Box<dyn std::error::Error>> {
             value: p.value,
             final_margin: p.final_margin(&state),
             endless: p.endless,
+            result: p.result(&state),
             best: p.value == probe.value,
         })
         .collect();
@@ -328,6 +334,7 @@ fn probe(args: ProbeArgs) -> Result<(), Box<dyn std::error::Error>> {
         value: probe.value,
         final_margin: probe.final_margin(&state),
         endless: probe.endless,
+        result: probe.result(&state),
         moves,
     };
     if args.json {
@@ -338,23 +345,17 @@ fn probe(args: ProbeArgs) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Who comes out ahead by `margin` seeds, `player` being the mover.
-fn result(mover: sowing_env::Player, margin: i32, endless: bool) -> String {
+/// The result for `mover` in words, with the margin the game ends at (or stays at, if endless).
+fn result(mover: sowing_env::Player, result: Wdl, margin: i32, endless: bool) -> String {
+    let words = match result {
+        Wdl::Win => format!("{mover} wins"),
+        Wdl::Draw => "a draw".to_string(),
+        Wdl::Loss => format!("{mover} loses"),
+    };
     if endless {
-        return format!(
-            "play never ends (truncated; {mover} {} by {} seeds captured)",
-            if margin >= 0 {
-                "stays ahead"
-            } else {
-                "stays behind"
-            },
-            margin.abs()
-        );
-    }
-    match margin {
-        m if m > 0 => format!("{mover} wins by {m}"),
-        0 => "a draw".to_string(),
-        m => format!("{mover} loses by {}", -m),
+        format!("{words}: play never ends (truncated) with {mover} {margin:+} in captures")
+    } else {
+        format!("{words} ({mover} {margin:+} in captures at the end)")
     }
 }
 
@@ -378,15 +379,19 @@ fn print_probe(report: &ProbeReport, probe: &Probe) {
     );
     println!(
         "with the captures so far: {}",
-        result(mover, report.final_margin, report.endless)
+        result(mover, report.result, report.final_margin, report.endless)
     );
-    println!("{:>6} {:>6} {:>6}", "action", "value", "final");
+    println!(
+        "{:>6} {:>6} {:>6} {:>6}",
+        "action", "value", "final", "result"
+    );
     for m in &report.moves {
         println!(
-            "{:>6} {:>+6} {:>+6}{}{}",
+            "{:>6} {:>+6} {:>+6} {:>6}{}{}",
             m.action,
             m.value,
             m.final_margin,
+            m.result.to_string(),
             if m.best { "  best" } else { "" },
             if m.endless { "  (endless)" } else { "" }
         );

@@ -8,7 +8,7 @@ use crate::rules::{PyRules, rules_arg};
 use crate::state::PyState;
 use pyo3::exceptions::{PyFileNotFoundError, PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use sowing_agents::tablebase::{BuildOptions, Tablebase, TablebaseError};
+use sowing_agents::tablebase::{BuildOptions, Probe, Tablebase, TablebaseError};
 use sowing_env::State;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -37,18 +37,28 @@ pub struct PyProbe {
     /// Perfect play never ends (the value is then 0).
     endless: bool,
     /// The mover's captures minus the opponent's at the end of perfect play, earlier captures
-    /// included: above 0 a win, 0 a draw, below 0 a loss.
+    /// included (where play never ends, the difference it stays at).
     final_margin: i32,
+    /// The perfect-play result for the mover, endless play counted as a draw: "win", "draw"
+    /// or "loss".
+    result: String,
+    /// The margin the mover forces when endless play counts as the worst for them; `None` when
+    /// they cannot force an end.
+    low: Option<i32>,
+    /// The margin the mover forces when endless play counts as the best for them; `None` when
+    /// the opponent cannot force an end.
+    high: Option<i32>,
 }
 
 #[pymethods]
 impl PyProbe {
     fn __repr__(&self) -> String {
         format!(
-            "Probe(value={}, endless={}, final_margin={})",
+            "Probe(value={}, endless={}, final_margin={}, result={:?})",
             self.value,
             if self.endless { "True" } else { "False" },
-            self.final_margin
+            self.final_margin,
+            self.result
         )
     }
 }
@@ -140,6 +150,9 @@ impl PyTablebase {
             value: p.value,
             endless: p.endless,
             final_margin: p.final_margin(&state.0),
+            result: p.result(&state.0).to_string(),
+            low: (p.low != Probe::UNBOUNDED_LOW).then_some(p.low),
+            high: (p.high != Probe::UNBOUNDED_HIGH).then_some(p.high),
         }))
     }
 

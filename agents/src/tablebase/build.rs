@@ -8,24 +8,27 @@
 //! - `L(P)`: the margin the mover forces when endless play counts as the worst for them,
 //! - `H(P)`: the same when endless play counts as the best for them,
 //!
-//! with `L(P) = max(exit(P), max -H(Q))` and `H(P) = max(exit(P), max -L(Q))` over the in-layer
-//! children `Q`, where `exit(P)` is the best capturing move (`c - v(child)`), or `-k` when `P` has
-//! no legal move (the game is over and the opponent took the sweep). The value with endless play
-//! worth 0 is `median(L, 0, H)`; play is endless under perfect play when `L < 0 < H`.
+//! with `L(P) = max over moves of (c - H(child))` and `H(P) = max over moves of (c - L(child))`
+//! (`c = 0` for the in-layer children; a child's mover is the opponent, for whom the count of
+//! endless play is the other way round). A position with no legal move has `L = H = -k`: the game
+//! is over and the opponent took the sweep. The value with endless play worth 0 is
+//! `median(L, 0, H)`; play is endless under perfect play when `L < 0 < H`. The bounds, not only
+//! the value, go through the captures to the layers above, since who wins a game that may be
+//! truncated depends on them (see [`super::Probe::result`]).
 //!
-//! `L` and `H` are the two sides of one game between Max (the mover at `L` nodes) and Min (the
-//! mover at `H` nodes), in which endless play is lost for Max. A threshold sweep solves it in one
-//! pass: for `t` from `k` down to `-k`, Max wins an `L` node at `t` when its exit is worth `t` or
-//! more or one of its children's `H` nodes is won; an `H` node is won when every one of its moves
-//! is: its exit (`t <= -exit`) and each child's `L` node, counted down by a counter per node. A
-//! node's value is the first `t` at which it is won (`L = t`, `H = -t`); a node never won is
-//! `L = -inf` or `H = +inf`. Wins propagate backwards along in-layer moves, so each layer first
-//! sows every move of every position (both cores) into a reverse graph of in-layer predecessors.
+//! Within a layer, `L` and `H` are the two sides of one game between Max (the mover at `L`
+//! nodes) and Min (the mover at `H` nodes), in which endless play is lost for Max. A threshold
+//! sweep solves it in one pass: for `t` from `k` down to `-k`, Max wins an `L` node at `t` when its
+//! best capture is worth `t` or more or one of its children's `H` nodes is won; an `H` node is won
+//! when every one of its moves is: its captures (`t <= -exit`) and each child's `L` node, counted
+//! down by a counter per node. A node's value is the first `t` at which it is won (`L = t`,
+//! `H = -t`); a node never won is `L = -inf` or `H = +inf`. Wins propagate backwards along
+//! in-layer moves, so each layer first sows every move of every position (both cores) into a
+//! reverse graph of in-layer predecessors.
 
-use super::ENDLESS;
-use super::decode;
 use super::error::TablebaseError;
 use super::index::{PositionIndex, next_in_layer};
+use super::{CYCLIC, Cyclic, NEG_INF, POS_INF, bounds, value_of};
 use sowing_env::{Board, ByPlayer, MAX_TOTAL_SEEDS, Player, Rules, Sowing, State, sow};
 use std::fmt;
 use std::sync::Mutex;
@@ -85,20 +88,25 @@ pub struct BuildProgress {
     pub total: u64,
 }
 
-/// A best exit that does not exist: the position has legal moves, none of which captures.
+/// A best exit that does not exist: the position has legal moves, none of which captures (for
+/// `L`, also: every capture leads where the opponent can hold the game endless).
 const NO_EXIT: i8 = i8::MIN;
+/// A best exit for `H` worth plus infinity: a capture leads where the opponent cannot force an
+/// end, so the mover's `H` node is never won.
+const BLOCKED: i8 = i8::MAX;
 /// A node not won (yet): values are in `-127..=127`.
 const NOT_WON: i8 = i8::MIN;
 /// Positions per job handed to a thread.
 const CHUNK: usize = 1 << 15;
 
-/// The values of every position of up to `max_seeds` seeds, one byte each in index order (see
-/// [`super::Tablebase`] for the encoding). The caller has checked the memory.
+/// The values of every position of up to `max_seeds` seeds, one byte each in index order, and
+/// the bounds of the positions whose bounds differ (see [`super::Tablebase`] for the encoding).
+/// The caller has checked the memory.
 pub(crate) fn build(
     rules: &Rules,
     index: &PositionIndex,
     options: &BuildOptions<'_>,
-) -> Result<Vec<u8>, TablebaseError> {
+) -> Result<(Vec<u8>, Vec<Cyclic>), TablebaseError> {
     let holes = rules.holes();
     let max_seeds = index.max_seeds();
     // Positions of any number of seeds up to K are built as States of a rule set whose seed
@@ -113,6 +121,7 @@ pub(crate) fn build(
         t => t,
     };
     let mut values = vec![0u8; index.len() as usize];
+    let mut cyclic = Vec::new();
     let total = 3 * index.len();
     for k in 0..=max_seeds {
         let layer = index.layer(k);
@@ -142,9 +151,9 @@ pub(crate) fn build(
             holes,
             captured: ByPlayer::new((roomy.total_seeds() - k) as u8, 0),
         };
-        solver.solve(lower, out, threads, &report)?;
+        solver.solve(lower, &mut cyclic, out, threads, &report)?;
     }
-    Ok(values)
+    Ok((values, cyclic))
 }
 
 fn out_len(layer: &std::ops::Range<u64>) -> u64 {
@@ -219,48 +228,78 @@ impl Layer<'_> {
     fn solve(
         &self,
         lower: &[u8],
+        cyclic: &mut Vec<Cyclic>,
         out: &mut [u8],
         threads: usize,
         report: &(dyn Fn(Stage, u64) + Sync),
     ) -> Result<(), TablebaseError> {
         let len = out.len();
         let k = self.seeds as i32;
-        // Stage 1: the best exit of each position, its in-layer moves (as bits), and each
-        // child's count of in-layer predecessors (in `links`, turned into where they end by a
-        // prefix sum).
-        let mut exit = vec![NO_EXIT; len];
+        // Stage 1: the best capture of each position for its `L` node and for its `H` node, its
+        // in-layer moves (as bits), and each child's count of in-layer predecessors (in `links`,
+        // turned into where they end by a prefix sum).
+        let mut exit_value = vec![NO_EXIT; len];
+        let mut exit_low = vec![NO_EXIT; len];
+        let mut exit_high = vec![NO_EXIT; len];
         let mut inside = vec![0u16; len];
         let links: Vec<AtomicU32> = (0..=len).map(|_| AtomicU32::new(0)).collect();
-        let jobs: Vec<_> = exit
+        let known: &[Cyclic] = cyclic;
+        let jobs: Vec<_> = exit_value
             .chunks_mut(CHUNK)
+            .zip(exit_low.chunks_mut(CHUNK))
+            .zip(exit_high.chunks_mut(CHUNK))
             .zip(inside.chunks_mut(CHUNK))
             .enumerate()
             .collect();
         let done = AtomicU64::new(0);
-        run_parallel(threads, jobs, |(job, (exit, inside))| {
-            self.walk(job * CHUNK, exit.len(), |p, cells| {
-                let at = p - job * CHUNK;
-                let state = self.position(cells);
-                if state.legal_mask() == 0 {
-                    exit[at] = (-k) as i8;
-                    return;
-                }
-                let mut best = i32::from(NO_EXIT);
-                self.moves(&state, |action, child, captured| {
-                    if captured == 0 {
-                        links[(child - self.start) as usize].fetch_add(1, Relaxed);
-                        inside[at] |= 1 << action;
-                    } else {
-                        best = best.max(captured as i32 - decode(lower[child as usize]));
+        run_parallel(
+            threads,
+            jobs,
+            |(job, (((exit_value, exit_low), exit_high), inside))| {
+                self.walk(job * CHUNK, exit_low.len(), |p, cells| {
+                    let at = p - job * CHUNK;
+                    let state = self.position(cells);
+                    if state.legal_mask() == 0 {
+                        exit_value[at] = (-k) as i8;
+                        exit_low[at] = (-k) as i8;
+                        exit_high[at] = (-k) as i8;
+                        return;
                     }
+                    let mut best_value = i32::MIN;
+                    let (mut best_low, mut best_high) = (i32::MIN, i32::MIN);
+                    self.moves(&state, |action, child, captured| {
+                        if captured == 0 {
+                            links[(child - self.start) as usize].fetch_add(1, Relaxed);
+                            inside[at] |= 1 << action;
+                        } else {
+                            let c = captured as i32;
+                            best_value = best_value.max(c - value_of(lower, known, child));
+                            let (low, high) = bounds(lower, known, child);
+                            if high != i32::MAX {
+                                best_low = best_low.max(c - high);
+                            }
+                            best_high =
+                                best_high.max(if low == i32::MIN { i32::MAX } else { c - low });
+                        }
+                    });
+                    if best_value != i32::MIN {
+                        exit_value[at] = best_value as i8;
+                    }
+                    if best_low != i32::MIN {
+                        exit_low[at] = best_low as i8;
+                    }
+                    exit_high[at] = match best_high {
+                        i32::MIN => NO_EXIT,
+                        i32::MAX => BLOCKED,
+                        v => v as i8,
+                    };
                 });
-                exit[at] = best as i8;
-            });
-            report(
-                Stage::Moves,
-                done.fetch_add(exit.len() as u64, Relaxed) + exit.len() as u64,
-            );
-        });
+                report(
+                    Stage::Moves,
+                    done.fetch_add(exit_value.len() as u64, Relaxed) + exit_value.len() as u64,
+                );
+            },
+        );
 
         // Stage 2: the predecessors of each position, in one array, each position's run ending
         // where `links` says; filling them from the end leaves `links` at where each run starts.
@@ -294,90 +333,128 @@ impl Layer<'_> {
             );
         });
 
-        // Stage 3: the threshold sweep, `L` won-at values in `out`, `H` ones in `high`.
-        // Moves left to win at each H node: every in-layer move, and its exits as one more.
-        let mut left: Vec<u8> = inside
-            .iter()
-            .zip(&exit)
-            .map(|(m, &e)| m.count_ones() as u8 + u8::from(e != NO_EXIT))
-            .collect();
+        // Stage 3: the threshold sweeps. The value counts the captures made before endless play
+        // (exits worth `c - value(child)`); the bounds that decide results count endless play as
+        // a draw wherever it starts (exits worth `c - H(child)` and `c - L(child)`). Where no
+        // exit of the layer leads to a position whose bounds differ, one sweep serves both.
+        let moves_inside: Vec<u8> = inside.iter().map(|m| m.count_ones() as u8).collect();
         drop(inside);
-        let low = out;
-        low.fill(NOT_WON as u8);
-        let mut high = vec![NOT_WON; len];
-        let mut stack: Vec<u32> = Vec::new();
         let runs = |q: usize| {
             let (a, b) = (links[q].load(Relaxed), links[q + 1].load(Relaxed));
             predecessors[a as usize..b as usize]
                 .iter()
                 .map(|p| p.load(Relaxed) as usize)
         };
-        for (step, t) in (-k..=k).rev().enumerate() {
-            let t8 = t as i8;
-            for (p, &e) in exit.iter().enumerate() {
-                if e == NO_EXIT {
-                    continue;
-                }
-                if e == t8 && low[p] as i8 == NOT_WON {
-                    low[p] = t8 as u8;
-                    stack.push((p as u32) << 1);
-                }
-                if i32::from(e) == -t {
-                    left[p] -= 1;
-                    if left[p] == 0 {
-                        high[p] = t8;
-                        stack.push((p as u32) << 1 | 1);
-                    }
-                }
-            }
-            while let Some(node) = stack.pop() {
-                let q = (node >> 1) as usize;
-                if node & 1 == 0 {
-                    // L(q) won: one more move of each parent's H node is won.
-                    for p in runs(q) {
-                        if high[p] == NOT_WON {
-                            left[p] -= 1;
-                            if left[p] == 0 {
-                                high[p] = t8;
-                                stack.push((p as u32) << 1 | 1);
-                            }
-                        }
-                    }
-                } else {
-                    // H(q) won: each parent's L node wins by moving there.
-                    for p in runs(q) {
-                        if low[p] as i8 == NOT_WON {
-                            low[p] = t8 as u8;
-                            stack.push((p as u32) << 1);
-                        }
-                    }
-                }
-            }
+        let same = exit_low == exit_value && exit_high == exit_value;
+        let sweeps = if same { 1 } else { 2 };
+        let thresholds = 2 * k as u64 + 1;
+        let report_sweep = |sweep: u64, done: u64| {
             report(
                 Stage::Values,
-                len as u64 * (step as u64 + 1) / (2 * k as u64 + 1),
+                len as u64 * (sweep * thresholds + done) / (sweeps * thresholds),
             );
-        }
-        for (v, &h) in low.iter_mut().zip(&high) {
-            *v = settle(*v as i8, h);
+        };
+        let (value_low, value_high) =
+            sweep(k, &exit_value, &exit_value, &moves_inside, &runs, &|part| {
+                report_sweep(0, part)
+            });
+        drop(exit_value);
+        let (result_low, result_high) = if same {
+            (value_low.clone(), value_high.clone())
+        } else {
+            sweep(k, &exit_low, &exit_high, &moves_inside, &runs, &|part| {
+                report_sweep(1, part)
+            })
+        };
+        for p in 0..len {
+            // L = the threshold its node was won at, or -inf; H = minus its node's, or +inf.
+            let bound_low = |won: i8| if won == NOT_WON { NEG_INF } else { won };
+            let bound_high = |won: i8| if won == NOT_WON { POS_INF } else { -won };
+            let (low, high) = (bound_low(result_low[p]), bound_high(result_high[p]));
+            if low == high {
+                out[p] = low as u8;
+                continue;
+            }
+            let (value_low, value_high) = (bound_low(value_low[p]), bound_high(value_high[p]));
+            out[p] = CYCLIC;
+            cyclic.push(Cyclic {
+                index: self.start + p as u64,
+                value: value_low.max(0).min(value_high),
+                endless: value_low < 0 && value_high > 0,
+                low,
+                high,
+            });
         }
         Ok(())
     }
 }
 
-/// The stored value of a position from the thresholds at which its `L` and `H` nodes were won:
-/// `median(L, 0, H)`, or [`ENDLESS`] when `L < 0 < H`.
-fn settle(low_won: i8, high_won: i8) -> u8 {
-    // L = low_won (or -inf), H = -high_won (or +inf).
-    if low_won != NOT_WON && low_won > 0 {
-        low_won as u8
-    } else if high_won != NOT_WON && high_won > 0 {
-        (-high_won) as u8
-    } else if (low_won == NOT_WON || low_won < 0) && (high_won == NOT_WON || high_won < 0) {
-        ENDLESS
-    } else {
-        0
+/// One threshold sweep over a layer of `k` seeds (see the module documentation): for each
+/// position, the threshold at which its `L` node and its `H` node were won, or [`NOT_WON`].
+/// `exit_low` is each position's best exit for its `L` node ([`NO_EXIT`] for none), `exit_high`
+/// for its `H` node ([`NO_EXIT`] for none, [`BLOCKED`] for one never won), `moves_inside` its
+/// in-layer moves, `runs(q)` the in-layer predecessors of `q`. `progress` is told how many of the
+/// `2k + 1` thresholds are done.
+fn sweep<I: Iterator<Item = usize>>(
+    k: i32,
+    exit_low: &[i8],
+    exit_high: &[i8],
+    moves_inside: &[u8],
+    runs: &impl Fn(usize) -> I,
+    progress: &dyn Fn(u64),
+) -> (Vec<i8>, Vec<i8>) {
+    let len = exit_low.len();
+    // Moves left to win at each H node: every in-layer move, and its exits as one more.
+    let mut left: Vec<u8> = moves_inside
+        .iter()
+        .zip(exit_high)
+        .map(|(&m, &e)| m + u8::from(e != NO_EXIT))
+        .collect();
+    let mut low = vec![NOT_WON; len];
+    let mut high = vec![NOT_WON; len];
+    let mut stack: Vec<u32> = Vec::new();
+    for (step, t) in (-k..=k).rev().enumerate() {
+        let t8 = t as i8;
+        for (p, (&el, &eh)) in exit_low.iter().zip(exit_high).enumerate() {
+            if el == t8 && el != NO_EXIT && low[p] == NOT_WON {
+                low[p] = t8;
+                stack.push((p as u32) << 1);
+            }
+            // A BLOCKED exit is never won; NO_EXIT is no exit at all.
+            if eh != NO_EXIT && eh != BLOCKED && i32::from(eh) == -t {
+                left[p] -= 1;
+                if left[p] == 0 {
+                    high[p] = t8;
+                    stack.push((p as u32) << 1 | 1);
+                }
+            }
+        }
+        while let Some(node) = stack.pop() {
+            let q = (node >> 1) as usize;
+            if node & 1 == 0 {
+                // L(q) won: one more move of each parent's H node is won.
+                for p in runs(q) {
+                    if high[p] == NOT_WON {
+                        left[p] -= 1;
+                        if left[p] == 0 {
+                            high[p] = t8;
+                            stack.push((p as u32) << 1 | 1);
+                        }
+                    }
+                }
+            } else {
+                // H(q) won: each parent's L node wins by moving there.
+                for p in runs(q) {
+                    if low[p] == NOT_WON {
+                        low[p] = t8;
+                        stack.push((p as u32) << 1);
+                    }
+                }
+            }
+        }
+        progress(step as u64 + 1);
     }
+    (low, high)
 }
 
 /// Run `work` on every job, on `threads` threads (no more than there are jobs) taking jobs in

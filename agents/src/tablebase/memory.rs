@@ -13,13 +13,13 @@ pub(crate) fn available() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// Bytes of working memory per position of the layer being solved, at most: its best exit (1
-/// byte), its in-layer moves as bits (2) while its move counter (1) is made from them (after
-/// which its H value takes their place), where its predecessors start (4), the predecessors
-/// themselves (4 per move, at most `holes` moves) and the propagation stack (two nodes of 4
-/// bytes).
+/// Bytes of working memory per position of the layer being solved, at most: its best exits for
+/// the value, `L` and `H` (3 bytes), its in-layer moves as bits (2) and as a count (1), the
+/// threshold sweeps' counter (1) and results (2 for each of the two sweeps), where its
+/// predecessors start (4), the predecessors themselves (4 per move, at most `holes` moves) and
+/// the propagation stack (two nodes of 4 bytes).
 fn per_layer_position(holes: usize) -> u128 {
-    4 + 4 + 4 * holes as u128 + 8
+    3 + 2 + 1 + 1 + 4 + 4 + 4 * holes as u128 + 8
 }
 
 /// Bytes a build of a ring of `2 * holes` holes up to `max_seeds` seeds needs at its peak, the

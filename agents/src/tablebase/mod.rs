@@ -17,6 +17,15 @@
 //! position never ends (its value is then 0): neither player can force an end to the game that
 //! leaves them at least even.
 //!
+//! **Results.** A truncated game has no winner whatever the captures, so where endless play is
+//! within reach the margin alone does not always decide the result: a player ahead by 2 may be
+//! able to force an end worth 0 more (a win) while the opponent could also hold the game in a
+//! cycle (a draw). A table therefore keeps, beside the value, two bounds for the few positions
+//! where they differ from it: [`Probe::low`], the margin the mover forces when endless play counts
+//! as the worst for them, and [`Probe::high`], when it counts as the best. With the captures so far
+//! `d`, the mover wins exactly when `low + d > 0` and loses exactly when `high + d < 0`
+//! ([`Probe::result`]); elsewhere the game is drawn or truncated.
+//!
 //! **The ply cap** (`max_plies`) is ignored: a value is the same at every ply. A [`State`] that is
 //! already over (ended or truncated) is worth 0, since no more seeds change hands; callers that
 //! stop at the cap (a search that counts a truncated game as a draw) handle it themselves.
@@ -62,48 +71,150 @@ pub use file::{MAGIC, MAX_SEEDS, VERSION};
 pub use index::PositionIndex;
 pub use memory::build_bytes;
 
+use crate::wdl::Wdl;
 use serde::Serialize;
 use sowing_env::{Board, Player, Rules, State};
 use std::path::{Path, PathBuf};
 
-/// The stored byte of a position whose perfect play never ends (value 0).
-const ENDLESS: u8 = 0x80;
+/// The stored byte of a position whose bounds differ (endless play is within reach and matters
+/// to someone): its value and bounds are in the table's side list of [`Cyclic`] entries.
+const CYCLIC: u8 = 0x80;
+/// A lower bound of minus infinity, in a [`Cyclic`] entry: the mover cannot force an end.
+const NEG_INF: i8 = i8::MIN;
+/// An upper bound of plus infinity: the opponent cannot force an end.
+const POS_INF: i8 = i8::MAX;
 
-/// The value of a stored byte: the margin, 0 for endless play.
+/// A position whose [`Probe::low`] and [`Probe::high`] differ, by its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Cyclic {
+    pub index: u64,
+    /// Its margin value.
+    pub value: i8,
+    /// Whether perfect play (for the margin) never ends.
+    pub endless: bool,
+    /// `L`, or [`NEG_INF`].
+    pub low: i8,
+    /// `H`, or [`POS_INF`].
+    pub high: i8,
+}
+
+/// What the table holds of position `at`, from its stored byte and the side list.
 #[inline(always)]
-fn decode(byte: u8) -> i32 {
-    if byte == ENDLESS {
-        0
-    } else {
-        i32::from(byte as i8)
+fn lookup(values: &[u8], cyclic: &[Cyclic], at: u64) -> Probe {
+    let byte = values[at as usize];
+    if byte != CYCLIC {
+        let v = i32::from(byte as i8);
+        return Probe {
+            value: v,
+            endless: false,
+            low: v,
+            high: v,
+        };
+    }
+    let entry = cyclic[cyclic
+        .binary_search_by_key(&at, |c| c.index)
+        .expect("every cyclic byte has its entry (checked when built or read)")];
+    Probe {
+        value: i32::from(entry.value),
+        endless: entry.endless,
+        low: widen(entry.low),
+        high: widen(entry.high),
+    }
+}
+
+/// The bounds `(L, H)` of position `at`; infinities are `i32::MIN` and `i32::MAX`.
+#[inline(always)]
+fn bounds(values: &[u8], cyclic: &[Cyclic], at: u64) -> (i32, i32) {
+    let p = lookup(values, cyclic, at);
+    (p.low, p.high)
+}
+
+/// The margin value of position `at`.
+#[inline(always)]
+fn value_of(values: &[u8], cyclic: &[Cyclic], at: u64) -> i32 {
+    lookup(values, cyclic, at).value
+}
+
+/// A stored bound as an `i32`, infinities to `i32::MIN` / `i32::MAX`.
+#[inline(always)]
+fn widen(bound: i8) -> i32 {
+    match bound {
+        NEG_INF => i32::MIN,
+        POS_INF => i32::MAX,
+        b => i32::from(b),
     }
 }
 
 /// What a table knows of a position, for the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Probe {
-    /// The perfect-play margin: seeds the mover captures from here on minus the opponent's.
+    /// The perfect-play margin: seeds the mover captures from here on minus the opponent's,
+    /// endless play worth 0.
     pub value: i32,
     /// Perfect play never ends: no capture, ever (the value is then 0).
     pub endless: bool,
+    /// The margin the mover forces when endless play counts as the worst for them (they must
+    /// force an end); [`Probe::UNBOUNDED_LOW`] when they cannot force one. Equals `value` unless
+    /// endless play is within reach.
+    pub low: i32,
+    /// The margin the mover forces when endless play counts as the best for them;
+    /// [`Probe::UNBOUNDED_HIGH`] when the opponent cannot force an end.
+    pub high: i32,
 }
 
 impl Probe {
+    /// [`Probe::low`] of a mover who cannot force the game to end.
+    pub const UNBOUNDED_LOW: i32 = i32::MIN;
+    /// [`Probe::high`] of a mover whose opponent cannot force the game to end.
+    pub const UNBOUNDED_HIGH: i32 = i32::MAX;
+
+    /// What a move worth `gain` to the mover (captures and sweep) is worth, when it leads to a
+    /// position `after` (probed for the opponent).
     #[inline(always)]
-    fn from_byte(byte: u8) -> Probe {
+    fn of_move(gain: i32, after: Probe) -> Probe {
+        let minus = |bound: i32| match bound {
+            i32::MIN => i32::MAX,
+            i32::MAX => i32::MIN,
+            b => gain - b,
+        };
         Probe {
-            value: decode(byte),
-            endless: byte == ENDLESS,
+            value: gain - after.value,
+            endless: after.endless,
+            low: minus(after.high),
+            high: minus(after.low),
         }
     }
 
     /// The captured seeds of the mover minus the opponent's at the end of perfect play from
-    /// `state` (whose position this is): above 0 the mover wins, 0 a draw, below 0 a loss. For
-    /// endless play it is the difference the game stays at (it is then truncated, not won).
+    /// `state` (whose position this is): for a game that ends, above 0 the mover wins, 0 a draw,
+    /// below 0 a loss. For endless play it is the difference the game stays at (it is then
+    /// truncated, not won); [`Probe::result`] tells the result in every case.
     pub fn final_margin(&self, state: &State) -> i32 {
-        let me = state.to_move();
-        self.value + i32::from(state.captured(me)) - i32::from(state.captured(!me))
+        self.value + so_far(state)
     }
+
+    /// The perfect-play result for the mover of `state` (whose position, or whose move, this
+    /// is), counting endless play as a draw, as a truncated game has no winner.
+    pub fn result(&self, state: &State) -> Wdl {
+        self.result_with(so_far(state))
+    }
+
+    /// [`Probe::result`] for a mover `so_far` seeds ahead in captures (behind if negative).
+    pub fn result_with(&self, so_far: i32) -> Wdl {
+        if self.low != Probe::UNBOUNDED_LOW && self.low + so_far > 0 {
+            Wdl::Win
+        } else if self.high != Probe::UNBOUNDED_HIGH && self.high + so_far < 0 {
+            Wdl::Loss
+        } else {
+            Wdl::Draw
+        }
+    }
+}
+
+/// Seeds the mover of `state` has captured more than the opponent.
+fn so_far(state: &State) -> i32 {
+    let me = state.to_move();
+    i32::from(state.captured(me)) - i32::from(state.captured(!me))
 }
 
 /// How the positions of one layer (seeds on the board) came out.
@@ -121,6 +232,8 @@ pub struct LayerStats {
     pub lost: u64,
     /// Positions whose perfect play never ends (value 0).
     pub endless: u64,
+    /// Positions whose bounds differ from their value (endless play within reach).
+    pub cyclic: u64,
 }
 
 /// The first rules field that changes the game tree and differs between `a` and `b`, with both
@@ -153,8 +266,10 @@ fn tree_difference(a: &Rules, b: &Rules) -> Option<(&'static str, String, String
 pub struct Tablebase {
     rules: Rules,
     index: PositionIndex,
-    /// One byte per position, in index order: the value as `i8`, or [`ENDLESS`].
+    /// One byte per position, in index order: the value as `i8`, or [`CYCLIC`].
     values: Vec<u8>,
+    /// The bounds of every [`CYCLIC`] position, by index.
+    cyclic: Vec<Cyclic>,
     /// The file it was read from or written to.
     path: Option<PathBuf>,
 }
@@ -208,11 +323,12 @@ impl Tablebase {
             });
         }
         let index = PositionIndex::new(2 * holes, k).expect("within memory, so within u64");
-        let values = build::build(rules, &index, options)?;
+        let (values, cyclic) = build::build(rules, &index, options)?;
         Ok(Tablebase {
             rules: *rules,
             index,
             values,
+            cyclic,
             path: None,
         })
     }
@@ -222,13 +338,14 @@ impl Tablebase {
     /// version, truncated, a checksum that does not match), [`TablebaseError::OutOfMemory`].
     pub fn open(path: impl AsRef<Path>) -> Result<Tablebase, TablebaseError> {
         let path = path.as_ref();
-        let (header, values) = file::read(path)?;
+        let (header, values, cyclic) = file::read(path)?;
         let index = PositionIndex::new(2 * header.rules.holes(), header.max_seeds as usize)
             .expect("the header's count was checked");
         Ok(Tablebase {
             rules: header.rules,
             index,
             values,
+            cyclic,
             path: Some(path.to_path_buf()),
         })
     }
@@ -249,7 +366,7 @@ impl Tablebase {
             max_seeds: self.max_seeds(),
             positions: self.len(),
         };
-        file::write(path, &header, &self.values)?;
+        file::write(path, &header, &self.values, &self.cyclic)?;
         self.path = Some(path.to_path_buf());
         Ok(())
     }
@@ -312,6 +429,8 @@ impl Tablebase {
             return Some(Probe {
                 value: 0,
                 endless: false,
+                low: 0,
+                high: 0,
             });
         }
         self.probe_board(state.board(), state.to_move())
@@ -330,7 +449,7 @@ impl Tablebase {
         let at = self
             .index
             .index_rotated(&board.bytes(), mover.index() * holes);
-        Some(Probe::from_byte(self.values[at as usize]))
+        Some(lookup(&self.values, &self.cyclic, at))
     }
 
     /// Each legal move of `state` and its value for the mover (the seeds the move gains, the
@@ -349,13 +468,7 @@ impl Tablebase {
             let after = self
                 .probe_board(child.board(), child.to_move())
                 .expect("a move never adds seeds to the board");
-            out.push((
-                a,
-                Probe {
-                    value: gain - after.value,
-                    endless: after.endless,
-                },
-            ));
+            out.push((a, Probe::of_move(gain, after)));
         }
         Some(out)
     }
@@ -372,9 +485,12 @@ impl Tablebase {
                     drawn: 0,
                     lost: 0,
                     endless: 0,
+                    cyclic: 0,
                 };
-                for &b in &self.values[layer.start as usize..layer.end as usize] {
-                    match (b == ENDLESS, (b as i8).signum()) {
+                for at in layer {
+                    let probe = lookup(&self.values, &self.cyclic, at);
+                    stats.cyclic += u64::from(probe.low != probe.high);
+                    match (probe.endless, probe.value.signum()) {
                         (true, _) => stats.endless += 1,
                         (false, 1) => stats.won += 1,
                         (false, 0) => stats.drawn += 1,

@@ -2,7 +2,7 @@
 
 import os
 import pathlib
-from typing import Any, Final, Self, final
+from typing import Any, Final, Literal, Self, final
 
 import numpy as np
 import numpy.typing as npt
@@ -224,7 +224,19 @@ class Probe:
     @property
     def final_margin(self) -> int:
         """Captures of the mover minus the opponent's at the end of perfect play, earlier ones
-        included: above 0 a win, 0 a draw, below 0 a loss."""
+        included (where play never ends, the difference it stays at)."""
+    @property
+    def result(self) -> Literal["win", "draw", "loss"]:
+        """The perfect-play result for the mover, endless play counted as a draw (a truncated
+        game has no winner)."""
+    @property
+    def low(self) -> int | None:
+        """The margin the mover forces when endless play counts as the worst for them; ``None``
+        when they cannot force an end."""
+    @property
+    def high(self) -> int | None:
+        """The margin the mover forces when endless play counts as the best for them; ``None``
+        when the opponent cannot force an end."""
     def __eq__(self, other: object) -> bool: ...
 
 class Tablebase:
