@@ -332,16 +332,16 @@ fn tablebase_and_solver_agree_on_endgames_of_random_games() {
         let moves = table.move_values(&state).unwrap();
         let proof = solver.prove(&state, 50_000, 31);
         if let Some((action, _)) = proof.winning {
-            // A proven win is a positive final margin, and the winning move keeps it.
+            // A proven win is a won result, and the winning move keeps it.
             wins += 1;
-            assert!(probe.final_margin(&state) > 0, "{state}");
+            assert_eq!(probe.result(&state), Wdl::Win, "{state}");
             let (_, after) = moves.iter().find(|(a, _)| *a == action).unwrap();
-            assert!(after.final_margin(&state) > 0, "{state} action {action}");
+            assert_eq!(after.result(&state), Wdl::Win, "{state} action {action}");
         }
         for (a, after) in &moves {
             if proof.losing >> a & 1 == 1 {
                 lost_moves += 1;
-                assert!(after.final_margin(&state) < 0, "{state} action {a}");
+                assert_eq!(after.result(&state), Wdl::Loss, "{state} action {a}");
             }
         }
     }
