@@ -8,13 +8,23 @@
 //!
 //! Nodes are counted as positions made (each move played inside the search), as chess engines
 //! count them.
+//!
+//! Given a tablebase ([`AlphaBeta::with_tablebase`]), the agent plays the perfect move where the
+//! table holds the position, and values every position of the search the table holds exactly:
+//! a won or lost result as a proven win or loss (ranked by the final margin, since the table
+//! holds no distance to the end), anything else as a draw, 0, as a drawn game ends. Like the
+//! table, such values ignore the ply cap.
 
 use crate::agent::Agent;
 use crate::budget::Budget;
 use crate::hash::state_key;
+use crate::perfect::{PerfectPlay, table_option, table_serves};
 use crate::stop::Stop;
+use crate::tablebase::Tablebase;
+use crate::wdl::Wdl;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{MAX_HOLES, Outcome, Rules, State};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The value of a won game: a win found `k` plies from the start scores `WIN - k`, so that a
@@ -23,6 +33,11 @@ pub const WIN: i32 = 1_000_000_000;
 
 /// A static value at least this large (in absolute value) is a proven win or loss.
 const PROVEN: i32 = WIN / 2;
+
+/// A position a tablebase gives as won scores `TABLE_WIN + final margin`, one it gives as lost
+/// `-TABLE_WIN + final margin`: proven, below every win found at the end of a game (`WIN - ply`),
+/// and the larger margin first.
+const TABLE_WIN: i32 = PROVEN + 1024;
 
 /// Weight of one captured seed in the evaluation, against one seed on the board.
 pub const CAPTURE_WEIGHT: i32 = 4;
@@ -78,6 +93,8 @@ pub struct AlphaBeta {
     stopped: bool,
     root_best: usize,
     last: SearchInfo,
+    /// The tablebase's perfect play, and its exact values in the search.
+    perfect: Option<PerfectPlay>,
 }
 
 impl std::fmt::Debug for AlphaBeta {
@@ -109,7 +126,27 @@ impl AlphaBeta {
             stopped: false,
             root_best: 0,
             last: SearchInfo::default(),
+            perfect: None,
         }
+    }
+
+    /// The same agent playing perfectly where `table` holds the position, and valuing the
+    /// positions of its search that the table holds exactly (see the module documentation).
+    pub fn with_tablebase(mut self, table: Arc<Tablebase>) -> AlphaBeta {
+        self.perfect = Some(PerfectPlay::new(table));
+        self
+    }
+
+    /// The exact score of `state` (not over) when the table holds it, on the scale of
+    /// [`AlphaBeta::static_value`].
+    #[inline]
+    fn table_value(&self, state: &State) -> Option<i32> {
+        let probe = self.perfect.as_ref()?.table().probe(state)?;
+        Some(match probe.result(state) {
+            Wdl::Win => TABLE_WIN + probe.final_margin(state),
+            Wdl::Draw => 0,
+            Wdl::Loss => -TABLE_WIN + probe.final_margin(state),
+        })
     }
 
     /// What the last search did.
@@ -190,7 +227,16 @@ impl AlphaBeta {
     }
 
     fn negamax(&mut self, state: &State, depth: u32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
-        if state.is_over() || depth == 0 {
+        if state.is_over() {
+            return Self::static_value(state);
+        }
+        // The root is searched even where the table holds it, so that it has a best move.
+        if ply > 0 {
+            if let Some(value) = self.table_value(state) {
+                return value;
+            }
+        }
+        if depth == 0 {
             return Self::static_value(state);
         }
         if self.nodes >= self.next_clock {
@@ -295,13 +341,24 @@ impl AlphaBeta {
 
 impl Agent for AlphaBeta {
     fn name(&self) -> String {
-        format!("alphabeta:{}", self.budget.spec())
+        format!(
+            "alphabeta:{}{}",
+            self.budget.spec(),
+            table_option(self.perfect.as_ref().map(|p| p.table().as_ref()))
+        )
     }
 
     /// On a finished game, which has no legal move, this gives 0, which `State::play` refuses.
     fn choose(&mut self, state: &State, _rng: &mut ChaCha8Rng) -> usize {
         if state.legal_count() == 1 {
             return state.legal_actions().next().unwrap_or(0);
+        }
+        if let Some(best) = self
+            .perfect
+            .as_mut()
+            .and_then(|perfect| perfect.choose(state))
+        {
+            return best;
         }
         let (best, _) = match self.budget {
             Budget::Count(depth) => self.run(state, depth.clamp(1, Self::MAX_DEPTH), None),
@@ -314,7 +371,14 @@ impl Agent for AlphaBeta {
         self.stop = stop;
     }
 
+    fn can_play(&self, rules: &Rules) -> Result<(), String> {
+        table_serves(self.perfect.as_ref().map(|p| p.table().as_ref()), rules)
+    }
+
     fn new_game(&mut self) {
+        if let Some(perfect) = &mut self.perfect {
+            perfect.new_game();
+        }
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             // Entries of 65,536 games ago would look current: wipe them, so play stays

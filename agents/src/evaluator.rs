@@ -28,6 +28,18 @@ pub trait Evaluator: Send {
     }
 }
 
+/// A borrowed evaluator is one too, so that a wrapper ([`crate::TablebaseEvaluator`]) can lend
+/// itself one for a single search.
+impl<E: Evaluator + ?Sized> Evaluator for &mut E {
+    fn evaluate(&mut self, state: &State, rng: &mut ChaCha8Rng) -> Evaluation {
+        (**self).evaluate(state, rng)
+    }
+
+    fn evaluate_batch(&mut self, states: &[State], rng: &mut ChaCha8Rng, out: &mut [Evaluation]) {
+        (**self).evaluate_batch(states, rng, out);
+    }
+}
+
 /// Values a leaf by one uniformly random game played out from it: +1 if the player to move there
 /// wins, -1 if they lose, 0 for a draw or a truncated game. Priors are uniform over the legal
 /// actions.

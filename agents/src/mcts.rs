@@ -7,13 +7,21 @@
 //! allocates nothing once the agent has played a few moves. A child's position is made only when
 //! it is first visited. With a simulation budget the search is fixed by the random stream it is
 //! given; with a time budget it is not, since the simulations done depend on the machine.
+//!
+//! Given a tablebase ([`Mcts::with_tablebase`]), the agent plays the perfect move where the table
+//! holds the position, and its leaves there take their exact result as their value (+1, 0, -1,
+//! through [`TablebaseEvaluator`]) in place of a rollout. Like the table, this ignores the ply
+//! cap.
 
 use crate::agent::Agent;
 use crate::budget::Budget;
 use crate::evaluator::{Evaluator, Rollout};
+use crate::perfect::{PerfectPlay, TablebaseEvaluator, table_option, table_serves};
 use crate::stop::Stop;
+use crate::tablebase::Tablebase;
 use rand_chacha::ChaCha8Rng;
-use sowing_env::State;
+use sowing_env::{Rules, State};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The largest simulation budget accepted.
@@ -62,6 +70,8 @@ pub struct Mcts<E: Evaluator = Rollout> {
     path: Vec<u32>,
     stop: Stop,
     last: MctsInfo,
+    /// Where its table holds the root, the move is the table's.
+    perfect: Option<PerfectPlay>,
 }
 
 impl Mcts<Rollout> {
@@ -84,6 +94,24 @@ impl<E: Evaluator> Mcts<E> {
             path: Vec::new(),
             stop: Stop::never(),
             last: MctsInfo::default(),
+            perfect: None,
+        }
+    }
+
+    /// The same search playing perfectly where `table` holds the position, its leaves there
+    /// valued exactly (see the module documentation); the name gains `:tb=FILE`.
+    pub fn with_tablebase(self, table: Arc<Tablebase>) -> Mcts<TablebaseEvaluator<E>> {
+        let name = format!("{}{}", self.name, table_option(Some(&table)));
+        Mcts {
+            budget: self.budget,
+            evaluator: TablebaseEvaluator::new(Arc::clone(&table), self.evaluator),
+            exploration: self.exploration,
+            name,
+            nodes: self.nodes,
+            path: self.path,
+            stop: self.stop,
+            last: self.last,
+            perfect: Some(PerfectPlay::new(table)),
         }
     }
 
@@ -262,11 +290,28 @@ impl<E: Evaluator> Agent for Mcts<E> {
         match state.legal_count() {
             0 => 0,
             1 => state.legal_actions().next().unwrap_or(0),
-            _ => self.search(state, rng),
+            _ => match self
+                .perfect
+                .as_mut()
+                .and_then(|perfect| perfect.choose(state))
+            {
+                Some(best) => best,
+                None => self.search(state, rng),
+            },
         }
     }
 
     fn set_stop(&mut self, stop: Stop) {
         self.stop = stop;
+    }
+
+    fn new_game(&mut self) {
+        if let Some(perfect) = &mut self.perfect {
+            perfect.new_game();
+        }
+    }
+
+    fn can_play(&self, rules: &Rules) -> Result<(), String> {
+        table_serves(self.perfect.as_ref().map(|p| p.table().as_ref()), rules)
     }
 }

@@ -1,15 +1,20 @@
 //! Agent specs: the strings that name an agent wherever one is chosen (`random`, `greedy`,
-//! `alphabeta:6`, `alphabeta:500ms`, `mcts:1000`, `mcts:200ms`), and [`from_spec`], which makes the
-//! agent. A new kind of agent is one arm in [`from_spec`] and one line in [`FORMS`]; the agents
-//! themselves know nothing of specs.
+//! `alphabeta:6`, `alphabeta:500ms`, `mcts:1000`, `mcts:200ms`, `az:PATH:64`), and [`from_spec`],
+//! which makes the agent. After the budget come options, `KEY=VALUE`, one per colon, in any
+//! order: `alphabeta:6:tb=FILE` gives the agent a tablebase, `az:PATH:64:solver=0` turns the
+//! network's endgame solver off. A new kind of agent is one arm in [`from_spec`] and one line in
+//! [`FORMS`]; a new option one line in [`OPTIONS`]; the agents themselves know nothing of specs.
 
 use crate::agent::Agent;
 use crate::alphabeta::AlphaBeta;
 use crate::budget::{Budget, MAX_TIME};
 use crate::greedy::Greedy;
 use crate::mcts::Mcts;
+use crate::open_tables::shared_tablebase;
 use crate::random::RandomAgent;
+use crate::tablebase::Tablebase;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The forms a spec may take, shown by every [`SpecError`].
@@ -22,6 +27,22 @@ pub const FORMS: &[&str] = &[
     "mcts:TIME (e.g. mcts:200ms or mcts:1s, per move)",
     #[cfg(feature = "torch")]
     "az:PATH, az:PATH:SIMS, az:PATH[:SIMS]:solver=NODES (a trained network)",
+    "then options KEY=VALUE, each after a colon (e.g. alphabeta:6:tb=en-dodoi-6-20.tb)",
+];
+
+/// The options a spec may end with: the key, the agents that take it, what it does.
+pub const OPTIONS: &[(&str, &str, &str)] = &[
+    (
+        "tb",
+        "alphabeta, mcts, az",
+        "tb=FILE: a tablebase; the agent plays perfectly where it holds the position and values \
+         its search's leaves exactly where it can",
+    ),
+    (
+        "solver",
+        "az",
+        "solver=NODES: the endgame solver's positions per move, 0 to 1000000000 (0: none)",
+    ),
 ];
 
 /// A spec that names no agent. Its message says what was wrong and lists [`FORMS`].
@@ -45,31 +66,123 @@ impl SpecError {
 
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let options: Vec<String> = OPTIONS
+            .iter()
+            .map(|(_, agents, what)| format!("{what} ({agents})"))
+            .collect();
         write!(
             f,
-            "invalid agent spec {:?}: {}; valid forms: {}",
+            "invalid agent spec {:?}: {}; valid forms: {}; options: {}",
             self.spec,
             self.reason,
-            FORMS.join(", ")
+            FORMS.join(", "),
+            options.join("; ")
         )
     }
 }
 
 impl std::error::Error for SpecError {}
 
-/// The agent that `spec` names (see [`FORMS`]). Agents are not `Sync`: code that plays on several
-/// threads calls this once per thread.
+/// The `KEY=VALUE` options at the end of a spec, checked but for the table file, which is read
+/// only once the rest of the spec is known to be good ([`Options::tablebase`]).
+#[derive(Debug, Default)]
+struct Options<'a> {
+    /// `tb=FILE`.
+    tablebase: Option<&'a str>,
+    /// `solver=NODES`.
+    solver: Option<u64>,
+}
+
+impl Options<'_> {
+    /// The table of `tb=FILE`, if given: read the first time, shared by every agent of this
+    /// process that names it afterwards.
+    fn tablebase(&self, spec: &str) -> Result<Option<Arc<Tablebase>>, SpecError> {
+        self.tablebase
+            .map(|file| {
+                shared_tablebase(file).map_err(|e| SpecError::new(spec, format!("tb={file}: {e}")))
+            })
+            .transpose()
+    }
+}
+
+/// Split `spec` into its head (`kind[:ARG]`) and its options: the trailing colon-separated parts
+/// that hold an `=`. Each option is checked against [`OPTIONS`] and the agents that take it.
+fn split_options(spec: &str) -> Result<(&str, Options<'_>), SpecError> {
+    let mut head = spec;
+    let mut given: Vec<(&str, &str)> = Vec::new();
+    while let Some((rest, last)) = head.rsplit_once(':') {
+        let Some(option) = last.split_once('=') else {
+            break;
+        };
+        given.push(option);
+        head = rest;
+    }
+    given.reverse();
+    let kind = head.split(':').next().unwrap_or(head);
+    let mut options = Options::default();
+    let mut seen: Vec<&str> = Vec::new();
+    for (key, value) in given {
+        let Some(&(_, takers, _)) = OPTIONS.iter().find(|(k, _, _)| *k == key) else {
+            return Err(SpecError::new(spec, format!("unknown option {key:?}")));
+        };
+        if !takers.split(", ").any(|t| t == kind) {
+            return Err(SpecError::new(
+                spec,
+                format!("{kind} takes no option {key}= (only {takers} do)"),
+            ));
+        }
+        if seen.contains(&key) {
+            return Err(SpecError::new(
+                spec,
+                format!("option {key}= is given twice"),
+            ));
+        }
+        seen.push(key);
+        match key {
+            "tb" => {
+                if value.is_empty() {
+                    return Err(SpecError::new(spec, "tb= needs the tablebase file"));
+                }
+                options.tablebase = Some(value);
+            }
+            "solver" => {
+                let nodes = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&n| n <= MAX_SOLVER_NODES)
+                    .ok_or_else(|| {
+                        SpecError::new(
+                            spec,
+                            format!("solver= takes a number of positions, 0 to {MAX_SOLVER_NODES}"),
+                        )
+                    })?;
+                options.solver = Some(nodes);
+            }
+            _ => unreachable!("every key of OPTIONS is handled"),
+        }
+    }
+    Ok((head, options))
+}
+
+/// The largest solver budget a spec accepts, per move.
+pub const MAX_SOLVER_NODES: u64 = 1_000_000_000;
+
+/// The agent that `spec` names (see [`FORMS`] and [`OPTIONS`]). Agents are not `Sync`: code that
+/// plays on several threads calls this once per thread; a tablebase named by several is read
+/// once per process.
 ///
 /// ```
 /// let agent = sowing_agents::from_spec("alphabeta:4")?;
 /// assert_eq!(agent.name(), "alphabeta:4");
 /// assert!(sowing_agents::from_spec("alphabeta").is_err()); // the depth or time is required
+/// assert!(sowing_agents::from_spec("greedy:tb=x.tb").is_err()); // greedy takes no table
 /// # Ok::<(), sowing_agents::SpecError>(())
 /// ```
 pub fn from_spec(spec: &str) -> Result<Box<dyn Agent>, SpecError> {
-    let (kind, arg) = match spec.split_once(':') {
+    let (head, options) = split_options(spec)?;
+    let (kind, arg) = match head.split_once(':') {
         Some((kind, arg)) => (kind, Some(arg)),
-        None => (spec, None),
+        None => (head, None),
     };
     match (kind, arg) {
         ("random", None) => Ok(Box::new(RandomAgent)),
@@ -79,14 +192,22 @@ pub fn from_spec(spec: &str) -> Result<Box<dyn Agent>, SpecError> {
         }
         ("alphabeta", Some(arg)) => {
             let budget = parse_budget(spec, arg, AlphaBeta::MAX_DEPTH, "depth")?;
-            Ok(Box::new(AlphaBeta::new(budget)))
+            let agent = AlphaBeta::new(budget);
+            Ok(match options.tablebase(spec)? {
+                Some(table) => Box::new(agent.with_tablebase(table)),
+                None => Box::new(agent),
+            })
         }
         ("mcts", Some(arg)) => {
             let budget = parse_budget(spec, arg, crate::mcts::MAX_SIMULATIONS, "simulations")?;
-            Ok(Box::new(Mcts::new(budget)))
+            let agent = Mcts::new(budget);
+            Ok(match options.tablebase(spec)? {
+                Some(table) => Box::new(agent.with_tablebase(table)),
+                None => Box::new(agent),
+            })
         }
         #[cfg(feature = "torch")]
-        ("az", Some(arg)) => Ok(Box::new(az_agent(spec, arg)?)),
+        ("az", Some(arg)) => Ok(Box::new(az_agent(spec, arg, options)?)),
         #[cfg(feature = "torch")]
         ("az", None) => Err(SpecError::new(
             spec,
@@ -154,27 +275,11 @@ pub fn parse_budget(
     }
 }
 
-/// The trained-network agent of the spec argument after `az:`: `PATH`, `PATH:SIMS`,
-/// `PATH:solver=NODES` or `PATH:SIMS:solver=NODES`.
+/// The trained-network agent of the spec argument after `az:` (`PATH` or `PATH:SIMS`), with the
+/// spec's options.
 #[cfg(feature = "torch")]
-fn az_agent(spec: &str, arg: &str) -> Result<crate::az::AzAgent, SpecError> {
-    use crate::az::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES};
-    let (arg, solver) = match arg.rsplit_once(':') {
-        Some((rest, option)) if option.starts_with("solver=") => {
-            let nodes = option["solver=".len()..]
-                .parse::<u64>()
-                .ok()
-                .filter(|&n| n <= MAX_SOLVER_NODES)
-                .ok_or_else(|| {
-                    SpecError::new(
-                        spec,
-                        format!("solver= takes a number of positions, 0 to {MAX_SOLVER_NODES}"),
-                    )
-                })?;
-            (rest, nodes)
-        }
-        _ => (arg, SOLVER_NODES),
-    };
+fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::AzAgent, SpecError> {
+    use crate::az::{AzAgent, SOLVER_NODES};
     let (path, sims) = match arg.rsplit_once(':') {
         Some((path, sims)) if !sims.is_empty() && sims.bytes().all(|b| b.is_ascii_digit()) => {
             let sims: u32 = sims
@@ -192,7 +297,12 @@ fn az_agent(spec: &str, arg: &str) -> Result<crate::az::AzAgent, SpecError> {
             "az needs a checkpoint path after the colon",
         ));
     }
+    let table = options.tablebase(spec)?;
     let agent = AzAgent::load(std::path::Path::new(path), sims)
-        .map_err(|e| SpecError::new(spec, e.to_string()))?;
-    Ok(agent.with_solver(solver))
+        .map_err(|e| SpecError::new(spec, e.to_string()))?
+        .with_solver(options.solver.unwrap_or(SOLVER_NODES));
+    Ok(match table {
+        Some(table) => agent.with_tablebase(table),
+        None => agent,
+    })
 }

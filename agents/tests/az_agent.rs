@@ -1,5 +1,6 @@
 //! The `az:` agent's endgame solver: it plays the wins it proves and never a move it proves to
 //! lose while another is not proven to; `solver=0` turns it off, and bad budgets are refused.
+//! With `tb=FILE` it plays perfectly where the table holds the position.
 #![cfg(feature = "torch")]
 
 mod common;
@@ -8,12 +9,15 @@ use common::{endgames, tiny_args};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::az::{SOLVER_NODES, Trainer};
-use sowing_agents::{Solver, from_spec};
+use sowing_agents::tablebase::{BuildOptions, Tablebase};
+use sowing_agents::{Solver, Wdl, from_spec};
+use sowing_env::Rules;
 use std::path::PathBuf;
 
-/// A run directory with one tiny iteration: a network that plays legal moves, and little else.
-fn tiny_run() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sowing-azagent-{}", std::process::id()));
+/// A run directory (`name`, for this test alone) with one tiny iteration: a network that plays
+/// legal moves, and little else.
+fn tiny_run(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sowing-azagent-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     Trainer::new(tiny_args(&dir))
         .unwrap()
@@ -24,7 +28,7 @@ fn tiny_run() -> PathBuf {
 
 #[test]
 fn the_solver_plays_proven_wins_and_spares_proven_losses() {
-    let dir = tiny_run();
+    let dir = tiny_run("solver");
     let mut with = from_spec(&format!("az:{}:4", dir.display())).unwrap();
     let mut without = from_spec(&format!("az:{}:4:solver=0", dir.display())).unwrap();
     assert_eq!(without.name(), format!("az:{}:4:solver=0", dir.display()));
@@ -82,4 +86,34 @@ fn spec_errors_list_the_az_forms() {
         msg.contains("az needs a checkpoint path after the colon"),
         "{msg}"
     );
+}
+
+#[test]
+fn with_a_tablebase_it_plays_perfectly_inside_it() {
+    let dir = tiny_run("tablebase");
+    let rules = Rules::preset("en-dodoi-6").unwrap();
+    let mut table = Tablebase::build(&rules, 8, &BuildOptions::default()).unwrap();
+    let file = dir.join("en-dodoi-6-8.tb");
+    table.write(&file).unwrap();
+    let spec = format!("az:{}:4:solver=0:tb={}", dir.display(), file.display());
+    let mut agent = from_spec(&spec).unwrap();
+    assert_eq!(agent.name(), spec);
+    agent.can_play(&rules).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    let mut decided = 0;
+    for s in endgames("en-dodoi-6", 1..=8, 60, 8)
+        .into_iter()
+        .chain(endgames("en-dodoi-6", 9..=12, 20, 9))
+    {
+        let a = agent.choose(&s, &mut rng);
+        assert!(s.is_legal(a));
+        if let Some(moves) = table.move_values(&s) {
+            let best = moves.iter().map(|(_, p)| p.result(&s)).max().unwrap();
+            let (_, chosen) = moves.iter().find(|(m, _)| *m == a).unwrap();
+            assert_eq!(chosen.result(&s), best, "{s:?}");
+            decided += usize::from(best != Wdl::Draw);
+        }
+    }
+    assert!(decided > 20, "{decided}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,10 +3,17 @@
 //! budget, which moves are proven to lose. What this settles is a fact of the game, not of an
 //! agent: for instance that en-dodoi-6 is a first-player win, which bounds what any agent can
 //! score from the start against an opponent who finds the win.
+//!
+//! With `--tablebase FILE` every position the table holds is decided at once, which shortens
+//! proofs by orders of magnitude; with `--margin` the command brackets the final lead the mover
+//! forces, proving "at least" and "at most" bounds in turn.
 
 use crate::select::VariantArgs;
+use sowing_agents::tablebase::Tablebase;
 use sowing_agents::{Proof, Solver};
 use sowing_env::State;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Arguments of `sowing solve`.
@@ -26,6 +33,15 @@ pub struct Args {
     /// The transposition table holds 2^BITS positions of 16 bytes (26: 1 GiB).
     #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u32).range(10..=30))]
     table_bits: u32,
+    /// An endgame tablebase of these rules: positions it holds are decided at once (tables
+    /// ignore the ply cap, and so do the decisions).
+    #[arg(long, value_name = "FILE")]
+    tablebase: Option<PathBuf>,
+    /// Bracket the final lead (seeds captured more than the opponent) the mover forces: prove
+    /// "at least t" for t = 1, 2, ... (by the parity of the seeds in play) until a proof fails,
+    /// then "at most" the last proven; each proof gets the whole --nodes budget.
+    #[arg(long)]
+    margin: bool,
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -44,13 +60,26 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let mover = state.to_move();
     let mut solver = Solver::new(args.table_bits);
+    if let Some(path) = &args.tablebase {
+        let table = Tablebase::open_for(path, &rules)?;
+        println!(
+            "tablebase {}: every position of at most {} seeds decided at once",
+            path.display(),
+            table.max_seeds()
+        );
+        solver = solver.with_tablebase(Arc::new(table));
+    }
+    if args.margin {
+        return bracket_margin(&mut solver, &state, &args);
+    }
     let started = Instant::now();
     let win = solver.prove_win(&state, args.nodes, args.depth);
     let seconds = started.elapsed().as_secs_f64();
     if let Some((action, plies)) = win.winning {
         println!(
-            "{mover} to move forces a win within {plies} plies, starting with action {action} \
-             ({} positions, {seconds:.1} s)",
+            "{mover} to move forces a win {}, starting with action {action} ({} positions, \
+             {seconds:.1} s)",
+            within(plies),
             win.nodes
         );
         return Ok(());
@@ -73,6 +102,78 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let moves = solver.prove(&state, left, args.depth);
     println!("{}", describe_moves(&state, &moves));
     Ok(())
+}
+
+/// `--margin`: prove "the mover forces a lead of at least t" for growing `t`, then that the
+/// opponent holds them below the next one.
+fn bracket_margin(
+    solver: &mut Solver,
+    state: &State,
+    args: &Args,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mover = state.to_move();
+    // A game that ends has captured every seed, so the final lead has the parity of the seeds
+    // in play (a truncated game is no lead at all).
+    let total = state.rules().total_seeds() as i32;
+    let step = 2;
+    let mut at_least = if total % 2 == 0 { 2 } else { 1 };
+    let mut proven: Option<i32> = None;
+    loop {
+        let started = Instant::now();
+        let proof = solver.prove_margin(state, at_least, args.nodes, args.depth, false);
+        let seconds = started.elapsed().as_secs_f64();
+        match proof.winning {
+            Some((action, plies)) => {
+                println!(
+                    "{mover} forces a final lead of at least {at_least:+}, starting with action \
+                     {action}, {} ({} positions, {seconds:.1} s)",
+                    within(plies),
+                    proof.nodes
+                );
+                proven = Some(at_least);
+                if at_least + step > total {
+                    break;
+                }
+                at_least += step;
+            }
+            None => {
+                println!(
+                    "no proof that {mover} forces a lead of {at_least:+} within {} plies ({} \
+                     positions, {seconds:.1} s)",
+                    proof.depth, proof.nodes
+                );
+                break;
+            }
+        }
+    }
+    // The mover forces `proven`; is the next lead out of reach?
+    let next = proven.map_or(at_least, |p| p + step);
+    let started = Instant::now();
+    let refuted = solver.prove_margin(state, next, args.nodes, args.depth, true);
+    let seconds = started.elapsed().as_secs_f64();
+    let upper = if refuted.lost(state) {
+        format!(
+            "at most {:+} (proven: every move lets the opponent hold {mover} below {next:+}",
+            next - step
+        )
+    } else {
+        format!("at most: not proven (no proof that {mover} is held below {next:+}")
+    };
+    println!(
+        "{mover}'s final lead under perfect play: at least {}; {upper}, {} positions, {seconds:.1} s)",
+        proven.map_or_else(|| "not proven".to_string(), |p| format!("{p:+}")),
+        refuted.nodes
+    );
+    Ok(())
+}
+
+/// How far a proof reaches: plies, or the tablebase itself (a proof of 0 plies).
+fn within(plies: u32) -> String {
+    if plies == 0 {
+        "(the tablebase holds the position)".to_string()
+    } else {
+        format!("within {plies} plies")
+    }
 }
 
 /// Which moves are proven to lose, and whether that is all of them.

@@ -1,8 +1,13 @@
 //! The trained network as an [`Agent`], made by `spec.rs` from the spec `az:PATH`,
-//! `az:PATH:SIMS` or `az:PATH[:SIMS]:solver=NODES`, where `PATH` is a run directory (its newest
-//! checkpoint) or one `iter-NNNNNN` checkpoint folder, `SIMS` the PUCT simulations per move
-//! (default: those the run trained with) and `NODES` the endgame solver's budget per move
-//! (default [`SOLVER_NODES`], 0 turns it off). It plays the most visited move, without noise.
+//! `az:PATH:SIMS`, with options `solver=NODES` and `tb=FILE` after it, where `PATH` is a run
+//! directory (its newest checkpoint) or one `iter-NNNNNN` checkpoint folder, `SIMS` the PUCT
+//! simulations per move (default: those the run trained with), `NODES` the endgame solver's
+//! budget per move (default [`SOLVER_NODES`], 0 turns it off) and `FILE` a tablebase. It plays
+//! the most visited move, without noise.
+//!
+//! With a tablebase the agent plays the perfect move where the table holds the position, the
+//! solver decides the positions the table holds at once, and the search's leaves there take
+//! their exact result as their value in place of the network's ([`TablebaseEvaluator`]).
 //!
 //! In the endgame (at most [`SOLVER_SEEDS`] seeds on the board) the [`Solver`] searches to the
 //! end first: a proven win is played at once, and moves proven to lose are never chosen while
@@ -14,10 +19,15 @@
 use crate::agent::Agent;
 use crate::az::checkpoint::{CheckpointError, LoadedNet, load_checkpoint};
 use crate::az::puct::{BatchSearch, PuctConfig};
+use crate::perfect::{PerfectPlay, TablebaseEvaluator, table_option, table_serves};
 use crate::solver::Solver;
+use crate::tablebase::Tablebase;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{Rules, State};
 use std::path::Path;
+use std::sync::Arc;
+
+pub use crate::spec::MAX_SOLVER_NODES;
 
 /// The endgame solver's default budget per move, in positions.
 pub const SOLVER_NODES: u64 = 200_000;
@@ -37,6 +47,7 @@ pub struct AzAgent {
     eval_rng: ChaCha8Rng,
     solver: Solver,
     solver_nodes: u64,
+    perfect: Option<PerfectPlay>,
 }
 
 /// The solver's table: 2^18 slots, 4 MiB, kept through a game (its proofs stay true).
@@ -65,6 +76,7 @@ impl AzAgent {
             eval_rng: rand::SeedableRng::seed_from_u64(0),
             solver: Solver::new(SOLVER_TABLE_BITS),
             solver_nodes: SOLVER_NODES,
+            perfect: None,
         })
     }
 
@@ -74,6 +86,15 @@ impl AzAgent {
         if nodes != SOLVER_NODES {
             self.name = format!("{}:solver={nodes}", self.name);
         }
+        self
+    }
+
+    /// The same agent with a tablebase (see the module documentation); the name gains
+    /// `:tb=FILE`.
+    pub fn with_tablebase(mut self, table: Arc<Tablebase>) -> AzAgent {
+        self.name = format!("{}{}", self.name, table_option(Some(&table)));
+        self.solver = Solver::new(SOLVER_TABLE_BITS).with_tablebase(Arc::clone(&table));
+        self.perfect = Some(PerfectPlay::new(table));
         self
     }
 
@@ -91,6 +112,9 @@ impl Agent for AzAgent {
     fn new_game(&mut self) {
         self.search.clear();
         self.solver.clear();
+        if let Some(perfect) = &mut self.perfect {
+            perfect.new_game();
+        }
     }
 
     fn can_play(&self, rules: &Rules) -> Result<(), String> {
@@ -102,12 +126,19 @@ impl Agent for AzAgent {
                 rules.holes()
             ));
         }
-        Ok(())
+        table_serves(self.perfect.as_ref().map(|p| p.table().as_ref()), rules)
     }
 
     fn choose(&mut self, state: &State, rng: &mut ChaCha8Rng) -> usize {
         // Callers check `can_play` before a game; a state of another size is a caller's bug.
         debug_assert!(self.can_play(state.rules()).is_ok());
+        if let Some(best) = self
+            .perfect
+            .as_mut()
+            .and_then(|perfect| perfect.choose(state))
+        {
+            return best;
+        }
         let mut losing = 0u16;
         let on_board = state.board().sum(0, 2 * state.holes());
         if self.solver_nodes > 0 && on_board <= SOLVER_SEEDS {
@@ -120,14 +151,25 @@ impl Agent for AzAgent {
         let mut noise = [rng.clone()];
         // The tree is kept from move to move: the part below this position grew while the last
         // move was searched.
-        let result = self.search.search_continuing(
-            &[0],
-            std::slice::from_ref(state),
-            &self.config,
-            &mut self.loaded.net,
-            &mut noise,
-            &mut self.eval_rng,
-        );
+        let roots = std::slice::from_ref(state);
+        let result = match self.perfect.as_ref().map(|p| Arc::clone(p.table())) {
+            Some(table) => self.search.search_continuing(
+                &[0],
+                roots,
+                &self.config,
+                &mut TablebaseEvaluator::new(table, &mut self.loaded.net),
+                &mut noise,
+                &mut self.eval_rng,
+            ),
+            None => self.search.search_continuing(
+                &[0],
+                roots,
+                &self.config,
+                &mut self.loaded.net,
+                &mut noise,
+                &mut self.eval_rng,
+            ),
+        };
         // Every move proven lost leaves `best_action_among` the best of all: nothing is spared.
         result[0].best_action_among(!losing)
     }
@@ -135,6 +177,3 @@ impl Agent for AzAgent {
 
 /// The deepest the solver searches, in plies: far beyond any endgame its budget can prove.
 const SOLVER_DEPTH: u32 = 999;
-
-/// The largest solver budget a spec accepts, per move.
-pub const MAX_SOLVER_NODES: u64 = 1_000_000_000;
