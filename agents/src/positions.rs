@@ -12,6 +12,7 @@
 //! for any move an agent may choose. Margins (the seeds captured from here on, as a tablebase
 //! values a position) are given where they are known for every move.
 
+use crate::result_search::ResultSearch;
 use crate::tablebase::Tablebase;
 pub use crate::wdl::Wdl;
 use serde::{Deserialize, Serialize};
@@ -161,6 +162,30 @@ impl ExactPosition {
             })
             .collect();
         ExactPosition::new(*state, moves, LabelSource::Tablebase).ok()
+    }
+
+    /// `state` labelled exactly: from the tablebase of `search` when it holds the position
+    /// (results and margins), else by `search` within `budget` positions (results; every
+    /// move's settled, or `None`). `None` too for a game that is over.
+    pub fn label(state: &State, search: &mut ResultSearch, budget: u64) -> Option<ExactPosition> {
+        if state.is_over() {
+            return None;
+        }
+        if let Some(table) = search.tablebase() {
+            if let Some(labelled) = ExactPosition::from_tablebase(state, table) {
+                return Some(labelled);
+            }
+        }
+        let moves = search
+            .move_results(state, budget)?
+            .into_iter()
+            .map(|(action, result)| MoveLabel {
+                action,
+                result,
+                margin: None,
+            })
+            .collect();
+        ExactPosition::new(*state, moves, LabelSource::Solver).ok()
     }
 
     /// Seeds on the board: the phase of the game.

@@ -7,10 +7,12 @@ mod bench;
 mod compare;
 mod play;
 mod plot;
+mod positions;
 mod random;
 mod replay;
 mod select;
 mod solve;
+mod solved;
 mod tablebase;
 #[cfg(feature = "torch")]
 mod train;
@@ -45,6 +47,12 @@ enum Command {
     Solve(solve::Args),
     /// Endgame tablebases: build one (every position of at most K seeds solved), probe, describe.
     Tablebase(tablebase::Args),
+    /// The perfect-play value of the start of small rule sets (2xN holes, few seeds), each solved
+    /// whole by a tablebase.
+    Solved(solved::Args),
+    /// Exact test positions from games between strong agents, each labelled with every move's
+    /// perfect-play result (a tablebase, else an exact search within a budget).
+    Positions(positions::Args),
     /// Compare variants: game shape, balance, skill depth, search sensitivity, learnability.
     Compare(compare::Args),
     /// Train a policy-value network by self-play (AlphaZero-style PUCT, tch).
@@ -73,6 +81,8 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(args),
         Command::Solve(args) => solve::run(args),
         Command::Tablebase(args) => tablebase::run(args),
+        Command::Positions(args) => positions::run(args),
+        Command::Solved(args) => solved::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

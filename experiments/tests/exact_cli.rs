@@ -2,7 +2,7 @@
 //! of the whole game, `positions` (labels, dropped counts, refusals) and `solved`.
 
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn sowing(args: &[&str]) -> Output {
@@ -33,7 +33,7 @@ fn rules_file(name: &str) -> PathBuf {
 }
 
 /// A table of the rules in `rules` up to `max_seeds`, written to `name`.
-fn build(rules: &PathBuf, max_seeds: u32, name: &str) -> PathBuf {
+fn build(rules: &Path, max_seeds: u32, name: &str) -> PathBuf {
     let out = temp(name);
     let o = sowing(&[
         "tablebase",
@@ -113,4 +113,208 @@ fn solve_with_a_small_table_brackets_the_margin_the_whole_table_gives() {
     for f in [rules, whole, part] {
         let _ = std::fs::remove_file(f);
     }
+}
+
+#[test]
+fn positions_are_labelled_as_the_whole_game_table_labels_them_whatever_the_threads() {
+    use sowing_agents::positions::{ExactPosition, LabelSource, PositionSet};
+    use sowing_agents::tablebase::Tablebase;
+    let rules = rules_file("positions");
+    let whole = build(&rules, 18, "positions-18.tb");
+    let part = build(&rules, 6, "positions-6.tb");
+    let make = |threads: &str, name: &str| {
+        let out = temp(name);
+        let o = sowing(&[
+            "positions",
+            "--rules",
+            rules.to_str().unwrap(),
+            "--count",
+            "40",
+            "--seed",
+            "3",
+            "--agents",
+            "alphabeta:2,greedy",
+            "--opening",
+            "2",
+            "--tablebase",
+            part.to_str().unwrap(),
+            "--threads",
+            threads,
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (out, serde_json::from_str::<Value>(&stdout(&o)).unwrap())
+    };
+    let (one, summary) = make("1", "positions-1.jsonl");
+    let (two, _) = make("2", "positions-2.jsonl");
+    assert_eq!(
+        std::fs::read_to_string(&one).unwrap(),
+        std::fs::read_to_string(&two).unwrap(),
+        "the same set whatever the threads"
+    );
+    let set = PositionSet::read(&one).unwrap();
+    assert_eq!(set.positions.len(), 40);
+    assert_eq!(summary["count"], 40);
+    assert_eq!(set.header.made_by["seed"], 3);
+    let table = Tablebase::open(&whole).unwrap();
+    let mut by_search = 0;
+    for p in &set.positions {
+        let truth = ExactPosition::from_tablebase(&p.state, &table).unwrap();
+        let results = |e: &ExactPosition| e.moves.iter().map(|m| m.result).collect::<Vec<_>>();
+        assert_eq!(results(p), results(&truth), "{:?}", p.state);
+        assert_eq!(p.result, truth.result);
+        by_search += usize::from(p.source == LabelSource::Solver);
+        if p.source == LabelSource::Tablebase {
+            assert!(p.seeds() <= 6 && p.margin == truth.margin);
+        }
+    }
+    assert!(by_search > 10, "{by_search} labelled by the search");
+    // The summary's phases add up.
+    let phases = summary["phases"].as_array().unwrap();
+    let sum = |key: &str| phases.iter().map(|p| p[key].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum("tablebase") + sum("search"), 40);
+    assert_eq!(sum("dropped"), summary["dropped"].as_u64().unwrap());
+    for f in [rules, whole, part, one, two] {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+#[test]
+fn positions_not_settled_are_dropped_and_counted() {
+    let out = temp("dropped.jsonl");
+    let o = sowing(&[
+        "positions",
+        "--variant",
+        "en-dodoi-6",
+        "--count",
+        "10",
+        "--agents",
+        "greedy,greedy",
+        "--nodes",
+        "2000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let set = sowing_agents::positions::PositionSet::read(&out).unwrap();
+    assert_eq!(set.positions.len(), 10);
+    assert!(set.header.dropped > 0, "{text}");
+    assert!(
+        text.contains(&format!("{} dropped unsettled", set.header.dropped)),
+        "{text}"
+    );
+    // Few positions settle in 2,000 positions of search: only the last few seeds.
+    assert!(set.positions.iter().all(|p| p.seeds() < 24), "{text}");
+    let _ = std::fs::remove_file(out);
+}
+
+#[test]
+fn positions_refuses_bad_requests_clearly() {
+    let out = temp("refused.jsonl");
+    let rules = rules_file("refused");
+    let small = build(&rules, 6, "refused-6.tb");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--agents", "greedy"], "--agents takes two agents"),
+        (
+            vec!["--agents", "greedy,wizard"],
+            "unknown agent \"wizard\"",
+        ),
+        (vec!["--nodes", "0"], "--nodes must be at least 1"),
+        (vec!["--tablebase", small.to_str().unwrap()], "holes"),
+        (vec!["--tablebase", "/no/such.tb"], "/no/such.tb"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec![
+            "positions",
+            "--variant",
+            "en-dodoi-6",
+            "--count",
+            "5",
+            "--out",
+        ];
+        args.push(out.to_str().unwrap());
+        args.extend(extra.iter().copied());
+        let o = sowing(&args);
+        assert!(!o.status.success(), "{args:?}");
+        let err = stderr(&o);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    assert!(!out.exists());
+    for f in [rules, small] {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+#[test]
+fn solved_starts_agree_with_an_exact_search_and_the_solver() {
+    use sowing_agents::{ResultSearch, Solver, Wdl};
+    use sowing_env::{Direction, Rules, RulesSpec, State, Trigger};
+    let o = sowing(&["solved", "--holes", "2..3", "--seeds", "1..2", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<Value> = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(rows.len(), 2 * 2 * 2 * 2);
+    let mut decided = 0;
+    for row in &rows {
+        let mut spec = RulesSpec::new(
+            row["holes"].as_u64().unwrap() as u32,
+            row["seeds"].as_u64().unwrap() as u32,
+        );
+        spec.trigger = serde_json::from_value::<Trigger>(row["trigger"].clone()).unwrap();
+        spec.direction = serde_json::from_value::<Direction>(row["direction"].clone()).unwrap();
+        let rules = Rules::new(spec).unwrap();
+        let start = State::initial(&rules);
+        let value = &row["start"];
+        let want = match value["result"].as_str().unwrap() {
+            "South" => Wdl::Win,
+            "North" => Wdl::Loss,
+            _ => Wdl::Draw,
+        };
+        let exact = ResultSearch::new(16).result(&start, u64::MAX);
+        assert_eq!(exact, Some(want), "{row}");
+        if want == Wdl::Win {
+            // South forces exactly this lead: at least it, and no more (by the parity, 2 more).
+            let margin = value["margin"].as_i64().unwrap() as i32;
+            let mut solver = Solver::new(16);
+            let at_least = solver.prove_margin(&start, margin, u64::MAX, 99, false);
+            assert!(at_least.winning.is_some(), "{row}");
+            let above = solver.prove_margin(&start, margin + 1, u64::MAX, 99, true);
+            assert!(above.lost(&start), "{row}");
+            decided += 1;
+        }
+    }
+    assert!(decided > 4, "{decided}");
+    // Bad ranges and words are refused with what is allowed; large sets are skipped, not built.
+    for (args, want) in [
+        (vec!["--holes", "0..2"], "from 1 up"),
+        (vec!["--holes", "4..3"], "low end first"),
+        (vec!["--seeds", "x"], "inclusive range such as 3..5"),
+        (vec!["--trigger", "grab"], "not one of take, leave"),
+        (vec!["--direction", "cw"], "not one of ccw, parity"),
+    ] {
+        let mut all = vec!["solved"];
+        all.extend(args.iter().copied());
+        let o = sowing(&all);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+    }
+    let o = sowing(&[
+        "solved",
+        "--holes",
+        "6",
+        "--seeds",
+        "4",
+        "--trigger",
+        "take",
+        "--direction",
+        "ccw",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("skipped: 1399358844975 positions, more than --max-positions"),
+        "{}",
+        stdout(&o)
+    );
 }

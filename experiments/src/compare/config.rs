@@ -3,8 +3,10 @@
 //! none of them imports another that imports it back.
 
 use super::plan::TimeBudget;
+use sowing_agents::tablebase::Tablebase;
 use sowing_env::Rules;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// A game to compare: its name in the report and its rules.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,4 +26,15 @@ pub struct Config {
     pub max_units: Option<u64>,
     /// The command line as given, for the top of the report.
     pub command: Vec<String>,
+    /// Tablebases for the `solved` column (`--tablebase`).
+    pub tablebases: Vec<Arc<Tablebase>>,
+}
+
+impl Config {
+    /// The first tablebase that serves `rules`, if any.
+    pub fn tablebase_for(&self, rules: &Rules) -> Option<&Arc<Tablebase>> {
+        self.tablebases
+            .iter()
+            .find(|t| t.check_rules(rules).is_ok())
+    }
 }

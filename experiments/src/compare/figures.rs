@@ -12,6 +12,7 @@ use super::config::{Config, Variant};
 use super::learn::Learning;
 use super::plan::{Allowance, CHAIN_THRESHOLD, ChainPlan, MIN_GAMES};
 use super::shape::Shape;
+use super::solved::Solved;
 use serde::{Serialize, Serializer};
 use sowing_agents::matches::Tally;
 use sowing_agents::stats::{Histogram, Mean, Rate};
@@ -36,6 +37,8 @@ pub struct VariantData {
     pub balance: Vec<(String, Option<Tally>)>,
     pub chains: Vec<FamilyData>,
     pub learning: Learning,
+    /// What is proven of the start.
+    pub solved: Solved,
 }
 
 /// Every figure of a comparison.
@@ -76,6 +79,8 @@ pub struct VariantFigures {
     /// MCTS at 2k simulations against k, for the neighbouring levels of the MCTS chain.
     pub sensitivity: Vec<Sensitivity>,
     pub learning: Learning,
+    /// The perfect-play result of the start, where it is proven.
+    pub solved: Solved,
 }
 
 /// Game shape and complexity under random play.
@@ -273,6 +278,7 @@ impl VariantFigures {
             chains: d.chains.iter().map(Chain::new).collect(),
             sensitivity: sensitivity(&d.chains),
             learning: d.learning.clone(),
+            solved: d.solved.clone(),
         }
     }
 

@@ -19,6 +19,7 @@ mod report;
 mod run;
 mod shape;
 mod sketch;
+mod solved;
 
 use config::{Config, Variant};
 use plan::TimeBudget;
@@ -54,6 +55,10 @@ pub struct Args {
     /// to go on (the cache keeps what was done). For splitting a long comparison into sessions.
     #[arg(long, value_name = "N")]
     max_units: Option<u64>,
+    /// An endgame tablebase for the `solved` column: the solver decides the positions it holds
+    /// in every variant whose rules it serves. May be repeated (one per board size, say).
+    #[arg(long = "tablebase", value_name = "FILE")]
+    tablebases: Vec<PathBuf>,
 }
 
 /// The variants named by `--variants` and `--rules`.
@@ -121,7 +126,13 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let command: Vec<String> = std::env::args().collect();
+    let tablebases = args
+        .tablebases
+        .iter()
+        .map(|path| sowing_agents::shared_tablebase(path).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, String>>()?;
     let config = Config {
+        tablebases,
         variants,
         budget: args.budget,
         out: args.out,

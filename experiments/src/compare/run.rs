@@ -10,6 +10,7 @@ use super::plan::{self, AGENT_UNIT, Allowance, ChainPlan, CostModel};
 use super::report;
 use super::shape::{Shape, random_games};
 use super::sketch::hash_bytes;
+use super::solved;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Serialize, de::DeserializeOwned};
 use sowing_agents::matches::Tally;
@@ -24,6 +25,8 @@ enum Work {
     Shape,
     /// Games of agent `a` against agent `b`.
     Match { a: String, b: String },
+    /// The solver on the start, `nodes` positions at most.
+    Solve { nodes: u64 },
 }
 
 /// One cacheable unit of work.
@@ -377,6 +380,36 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         total
     };
 
+    // The solved column: each start, within a small share of the budget.
+    let nodes = solved::nodes_for(
+        config.budget.0.as_secs_f64(),
+        config.threads,
+        config.variants.len(),
+    );
+    let solve_jobs: Vec<Job> = config
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Job {
+            variant: i,
+            measurement: solved::measurement(nodes, config.tablebase_for(&v.rules).map(|t| &**t)),
+            work: Work::Solve { nodes },
+            index: 0,
+            games: 1,
+            cost_us: solved::cost_us(nodes),
+        })
+        .collect();
+    let Some(solved) = execute(config, &cache, &solve_jobs, "solving", &mut quota, |job| {
+        let Work::Solve { nodes } = job.work else {
+            unreachable!("the solving stage has only solver jobs")
+        };
+        let rules = &config.variants[job.variant].rules;
+        solved::solve(rules, nodes, config.tablebase_for(rules).cloned())
+    })?
+    else {
+        return stopped(config);
+    };
+
     // Stage 3: learning, one variant at a time (the trainer uses every core itself).
     let data: Vec<VariantData> = config
         .variants
@@ -412,6 +445,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 balance,
                 chains,
                 learning,
+                solved: solved[i].clone(),
             }
         })
         .collect();

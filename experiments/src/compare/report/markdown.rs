@@ -62,6 +62,7 @@ pub fn summary(figures: &Figures) -> Table {
     let mut head: Vec<String> = [
         "variant",
         "rules",
+        "solved (perfect play)",
         "plies per game",
         "branching",
         "log10 game tree",
@@ -92,6 +93,7 @@ pub fn summary(figures: &Figures) -> Table {
             let mut row = vec![
                 d.variant.clone(),
                 d.rules.summary(),
+                d.solved.cell(),
                 mean_cell(&s.plies, 1),
                 s.branching
                     .value()
