@@ -89,8 +89,8 @@ impl std::error::Error for SpecError {}
 struct Options<'a> {
     /// `tb=FILE`.
     tablebase: Option<&'a str>,
-    /// `solver=NODES`.
-    solver: Option<u64>,
+    /// `solver=NODES`, read by the agent that takes it.
+    solver: Option<&'a str>,
 }
 
 impl Options<'_> {
@@ -145,27 +145,12 @@ fn split_options(spec: &str) -> Result<(&str, Options<'_>), SpecError> {
                 }
                 options.tablebase = Some(value);
             }
-            "solver" => {
-                let nodes = value
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|&n| n <= MAX_SOLVER_NODES)
-                    .ok_or_else(|| {
-                        SpecError::new(
-                            spec,
-                            format!("solver= takes a number of positions, 0 to {MAX_SOLVER_NODES}"),
-                        )
-                    })?;
-                options.solver = Some(nodes);
-            }
+            "solver" => options.solver = Some(value),
             _ => unreachable!("every key of OPTIONS is handled"),
         }
     }
     Ok((head, options))
 }
-
-/// The largest solver budget a spec accepts, per move.
-pub const MAX_SOLVER_NODES: u64 = 1_000_000_000;
 
 /// The agent that `spec` names (see [`FORMS`] and [`OPTIONS`]). Agents are not `Sync`: code that
 /// plays on several threads calls this once per thread; a tablebase named by several is read
@@ -279,7 +264,20 @@ pub fn parse_budget(
 /// spec's options.
 #[cfg(feature = "torch")]
 fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::AzAgent, SpecError> {
-    use crate::az::{AzAgent, SOLVER_NODES};
+    use crate::az::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES};
+    let solver = match options.solver {
+        None => SOLVER_NODES,
+        Some(value) => value
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| n <= MAX_SOLVER_NODES)
+            .ok_or_else(|| {
+                SpecError::new(
+                    spec,
+                    format!("solver= takes a number of positions, 0 to {MAX_SOLVER_NODES}"),
+                )
+            })?,
+    };
     let (path, sims) = match arg.rsplit_once(':') {
         Some((path, sims)) if !sims.is_empty() && sims.bytes().all(|b| b.is_ascii_digit()) => {
             let sims: u32 = sims
@@ -300,7 +298,7 @@ fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::Az
     let table = options.tablebase(spec)?;
     let agent = AzAgent::load(std::path::Path::new(path), sims)
         .map_err(|e| SpecError::new(spec, e.to_string()))?
-        .with_solver(options.solver.unwrap_or(SOLVER_NODES));
+        .with_solver(solver);
     Ok(match table {
         Some(table) => agent.with_tablebase(table),
         None => agent,

@@ -48,7 +48,7 @@ pub struct Args {
     tablebase: Option<PathBuf>,
     /// The two agents whose games the positions come from, comma-separated specs; each plays
     /// South in half the games.
-    #[arg(long, value_delimiter = ',', default_value = "alphabeta:4,mcts:300")]
+    #[arg(long, value_delimiter = ',', default_value = "alphabeta:6,mcts:1000")]
     agents: Vec<String>,
     /// Uniformly random moves before the agents take over.
     #[arg(long, default_value_t = 4)]

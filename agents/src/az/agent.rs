@@ -27,8 +27,6 @@ use sowing_env::{Rules, State};
 use std::path::Path;
 use std::sync::Arc;
 
-pub use crate::spec::MAX_SOLVER_NODES;
-
 /// The endgame solver's default budget per move, in positions.
 pub const SOLVER_NODES: u64 = 200_000;
 
@@ -177,3 +175,6 @@ impl Agent for AzAgent {
 
 /// The deepest the solver searches, in plies: far beyond any endgame its budget can prove.
 const SOLVER_DEPTH: u32 = 999;
+
+/// The largest solver budget a spec accepts, per move.
+pub const MAX_SOLVER_NODES: u64 = 1_000_000_000;
