@@ -11,17 +11,20 @@
 //! depends on the machine).
 //!
 //! Rates come with Wilson intervals ([`crate::stats`]), over all positions and by phase: the
-//! seeds on the board, in bands of [`BAND_SEEDS`]. An [`Accuracy`] measured on parts of a set
+//! seeds on the board, in bands of [`BAND_SEEDS`]. Beside the share of all positions, the share
+//! of the critical ones, where some move gives the result away: in an endgame most positions are
+//! settled whatever is played, and random play keeps their result. An [`Accuracy`] measured on parts of a set
 //! merges into that of the whole.
 
 use crate::agent::Agent;
 use crate::matches::{Factory, MatchError, Seat, thread_count};
-use crate::positions::ExactPosition;
+use crate::positions::{ExactPosition, PositionSet};
 use crate::stats::{Mean, Rate};
 use crate::streams::stream;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sowing_env::Rules;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -34,6 +37,45 @@ pub const BAND_SEEDS: u32 = 8;
 /// may depend on the batch) are the same in every run.
 pub const BATCH: usize = 256;
 
+/// The folder of the committed positions sets, relative to the repository's root.
+pub const SETS_DIR: &str = "data/positions";
+
+/// The committed positions set of preset `variant`, `data/positions/VARIANT.jsonl`, relative to
+/// the working directory (the commands run from the repository's root, as `runs/` is there too).
+pub fn committed_set(variant: &str) -> PathBuf {
+    Path::new(SETS_DIR).join(format!("{variant}.jsonl"))
+}
+
+/// How to make the committed set of `variant`, for the errors that miss it.
+pub fn how_to_make(variant: &str) -> String {
+    format!(
+        "`sowing positions --variant {variant} --count 2000 --out {}` makes one (docs/exact.md \
+         gives the commands of the committed sets)",
+        committed_set(variant).display()
+    )
+}
+
+/// The positions set in `path`, checked to be of `rules` (the preset `variant`).
+pub fn read_set(path: &Path, variant: &str, rules: &Rules) -> Result<PositionSet, String> {
+    let set = PositionSet::read(path).map_err(|e| e.to_string())?;
+    if set.rules() != rules {
+        // Rules that differ only in their caps have one summary: then every field is shown.
+        let (theirs, ours) = match (set.rules().summary(), rules.summary()) {
+            (a, b) if a == b => (json(set.rules()), json(rules)),
+            pair => pair,
+        };
+        return Err(format!(
+            "positions file {} holds positions of {theirs}, not of {variant} ({ours})",
+            path.display(),
+        ));
+    }
+    Ok(set)
+}
+
+fn json(rules: &Rules) -> String {
+    serde_json::to_string(rules).expect("rules serialise")
+}
+
 /// Mixed with the player's name into the seed of the positions' streams.
 const SALT: u64 = 0x6163_6375_7261_6379;
 
@@ -42,29 +84,43 @@ const SALT: u64 = 0x6163_6375_7261_6379;
 pub struct Kept {
     /// Moves that kept the position's result (win, draw or loss), of all positions.
     pub result: Rate,
+    /// Moves that kept the result, of the critical positions: those where some legal move does
+    /// not. In the others every move keeps it, so they cannot tell players apart.
+    pub critical: Rate,
     /// Moves that kept the best margin, of the positions whose margins are known.
     pub margin: Rate,
 }
 
 impl Kept {
-    /// Count one position: whether the move kept its result, and its margin (`None` when the
-    /// position's margins are not known).
-    pub fn add(&mut self, result: bool, margin: Option<bool>) {
-        self.result.hits += f64::from(u8::from(result));
-        self.result.n += 1;
+    /// Count one position: whether the move kept its result, whether the position is critical,
+    /// and whether the move kept its best margin (`None` when its margins are not known).
+    pub fn add(&mut self, result: bool, critical: bool, margin: Option<bool>) {
+        count(&mut self.result, result);
+        if critical {
+            count(&mut self.critical, result);
+        }
         if let Some(kept) = margin {
-            self.margin.hits += f64::from(u8::from(kept));
-            self.margin.n += 1;
+            count(&mut self.margin, kept);
         }
     }
 
     /// Add the positions of `other`.
     pub fn merge(&mut self, other: &Kept) {
-        self.result.hits += other.result.hits;
-        self.result.n += other.result.n;
-        self.margin.hits += other.margin.hits;
-        self.margin.n += other.margin.n;
+        for (mine, theirs) in [
+            (&mut self.result, other.result),
+            (&mut self.critical, other.critical),
+            (&mut self.margin, other.margin),
+        ] {
+            mine.hits += theirs.hits;
+            mine.n += theirs.n;
+        }
     }
+}
+
+/// Count one trial of `rate`, a hit when `hit`.
+fn count(rate: &mut Rate, hit: bool) {
+    rate.hits += f64::from(u8::from(hit));
+    rate.n += 1;
 }
 
 /// One phase band: the positions with `low..=high` seeds on the board.
@@ -112,14 +168,16 @@ impl Accuracy {
     /// Count `action`, chosen in `position` in `seconds`.
     fn add(&mut self, position: &ExactPosition, action: usize, seconds: f64) {
         let bit = 1u16 << action;
-        let result = position.keeps_result() & bit != 0;
+        let keeps = position.keeps_result();
+        let result = keeps & bit != 0;
+        let critical = keeps != position.state.legal_mask();
         let margin = position.keeps_margin().map(|keeps| keeps & bit != 0);
-        self.kept.add(result, margin);
+        self.kept.add(result, critical, margin);
         let band = (position.seeds() / BAND_SEEDS) as usize;
         if self.phases.len() <= band {
             self.phases.resize(band + 1, Kept::default());
         }
-        self.phases[band].add(result, margin);
+        self.phases[band].add(result, critical, margin);
         self.seconds_per_move.add(seconds);
         self.moves.push(action);
     }

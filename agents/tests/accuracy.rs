@@ -167,6 +167,8 @@ fn players_that_read_the_table_keep_every_result_or_every_best_margin() {
     let a = measure(&positions, "table", 0, 2);
     assert_eq!(a.positions(), 1500);
     assert_eq!(a.kept.result.hits, 1500.0);
+    assert_eq!(a.kept.critical.hits, a.kept.critical.n as f64);
+    assert!(a.kept.critical.n > 100 && a.kept.critical.n < 1500);
     let (low, high) = a.kept.result.wilson().unwrap();
     assert!(low > 0.99 && high == 1.0);
     assert!(
@@ -193,37 +195,36 @@ fn random_play_keeps_the_share_of_keeping_moves_on_average() {
     // Random play keeps the result in a position with probability (keeping moves) / (legal moves):
     // the expected count is the sum of these, with variance the sum of p (1 - p).
     let share = |bits: u16, p: &ExactPosition| bits.count_ones() as f64 / p.moves.len() as f64;
-    let chances: Vec<(f64, f64)> = positions
-        .iter()
-        .map(|p| {
-            (
-                share(p.keeps_result(), p),
-                share(p.keeps_margin().unwrap(), p),
-            )
-        })
-        .collect();
-    let expected = |pick: fn(&(f64, f64)) -> f64| -> (f64, f64) {
-        let mean: f64 = chances.iter().map(pick).sum();
-        let var: f64 = chances.iter().map(pick).map(|q| q * (1.0 - q)).sum();
-        (mean, var.sqrt())
+    let expected = |chances: &[f64]| -> (f64, f64, f64) {
+        let mean: f64 = chances.iter().sum();
+        let var: f64 = chances.iter().map(|q| q * (1.0 - q)).sum();
+        (mean, var.sqrt(), chances.len() as f64)
     };
+    let result: Vec<f64> = positions
+        .iter()
+        .map(|p| share(p.keeps_result(), p))
+        .collect();
+    let critical: Vec<f64> = result.iter().copied().filter(|&q| q < 1.0).collect();
+    let margin: Vec<f64> = positions
+        .iter()
+        .map(|p| share(p.keeps_margin().unwrap(), p))
+        .collect();
     let a = measure(&positions, "random", 3, 2);
-    for (what, got, (mean, sd)) in [
-        ("result", a.kept.result.hits, expected(|c| c.0)),
-        ("margin", a.kept.margin.hits, expected(|c| c.1)),
+    assert_eq!(a.kept.critical.n, critical.len() as u64);
+    for (what, got, (mean, sd, n)) in [
+        ("result", a.kept.result.hits, expected(&result)),
+        ("critical", a.kept.critical.hits, expected(&critical)),
+        ("margin", a.kept.margin.hits, expected(&margin)),
     ] {
         // Four standard deviations: a correct count fails this once in 15,000 runs, and the band
-        // is narrow (under 2% of the positions), far from perfect play's count.
+        // is narrow (under 3% of the positions), far from perfect play's count.
         assert!(
             (got - mean).abs() < 4.0 * sd,
             "{what}: random kept {got}, expected {mean:.1} ± {sd:.1}"
         );
+        assert!(4.0 * sd < 0.03 * n, "{what}: the band is too wide to tell");
         assert!(
-            4.0 * sd < 0.02 * 10_000.0,
-            "{what}: the band is too wide to tell"
-        );
-        assert!(
-            10_000.0 - mean > 20.0 * sd,
+            n - mean > 20.0 * sd,
             "{what}: random is too close to perfect"
         );
     }
