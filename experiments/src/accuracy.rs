@@ -214,7 +214,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         agents: measured,
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!("{}", serde_json::to_string(&report)?);
     } else {
         print!("{}", table(&report));
     }
