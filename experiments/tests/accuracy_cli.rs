@@ -30,9 +30,12 @@ fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
+/// The report of a run with `--json`: one object on one line.
 fn json(o: &Output) -> Value {
     assert!(o.status.success(), "{}", stderr(o));
-    serde_json::from_slice(&o.stdout).unwrap()
+    let text = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    serde_json::from_str(&text).unwrap()
 }
 
 /// A directory unique to this test process and `name`, empty.
