@@ -31,8 +31,9 @@ use tch::{Device, Kind, Tensor, nn};
 /// `--simulations` per move, Dirichlet noise at the root, moves drawn in proportion to visits for
 /// the first `--temperature-plies` plies and the most visited after), adds their positions to the
 /// replay buffer, trains on it with AdamW, plays the baselines, measures the network's accuracy
-/// on exact positions (`--eval-positions`), and writes a checkpoint to `--out`. `--resume DIR` continues a run exactly; it takes every setting from the checkpoint
-/// except the budget (`--iterations`, `--minutes`) and `--threads`.
+/// on exact positions (`--eval-positions`), and writes a checkpoint to `--out`. `--resume DIR`
+/// continues a run exactly; it takes every setting from the checkpoint except the budget
+/// (`--iterations`, `--minutes`) and `--threads`.
 #[derive(Clone, Debug, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Args {
     /// Preset to train on (see `sowing variants`); required unless --resume.
