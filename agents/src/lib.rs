@@ -2,9 +2,10 @@
 //!
 //! Players for the sowing games, built on `sowing-env`: the [`Agent`] trait, the search
 //! baselines (random, greedy, alpha-beta, MCTS), agent specs ([`from_spec`]), the [`Evaluator`]
-//! trait that lets a network replace random rollouts, an exact endgame [`Solver`], and the [`arena`] that plays them against
-//! each other.
+//! trait that lets a network replace random rollouts, an exact endgame [`Solver`], the [`arena`]
+//! that plays them against each other, and their [`accuracy`] on exactly labelled positions.
 
+pub mod accuracy;
 mod agent;
 mod alphabeta;
 pub mod arena;

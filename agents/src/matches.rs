@@ -345,7 +345,7 @@ fn check(m: &Match, seats: &[Seat]) -> Result<(), MatchError> {
 }
 
 /// `threads` (0: one per core), no more than there are games.
-fn thread_count(threads: usize, games: usize) -> usize {
+pub(crate) fn thread_count(threads: usize, games: usize) -> usize {
     match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         t => t,

@@ -2,6 +2,7 @@
 //! tournaments and variant comparison. Each subcommand lives in its own module with its own
 //! `Args`; this file only dispatches.
 
+mod accuracy;
 mod arena;
 mod bench;
 mod compare;
@@ -45,6 +46,9 @@ enum Command {
     Solve(solve::Args),
     /// Endgame tablebases: build one (every position of at most K seeds solved), probe, describe.
     Tablebase(tablebase::Args),
+    /// Accuracy against exact positions: how often each agent keeps the result and the best
+    /// margin, by phase.
+    Accuracy(accuracy::Args),
     /// Compare variants: game shape, balance, skill depth, search sensitivity, learnability.
     Compare(compare::Args),
     /// Train a policy-value network by self-play (AlphaZero-style PUCT, tch).
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(args),
         Command::Solve(args) => solve::run(args),
         Command::Tablebase(args) => tablebase::run(args),
+        Command::Accuracy(args) => accuracy::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,17 +1,19 @@
 //! The AlphaZero-style trainer, read top to bottom: the run's arguments, then one iteration
 //! (self-play with batched PUCT, training on the replay buffer, evaluation against the
-//! baselines, checkpoint), then starting and resuming.
+//! baselines and on exact positions, checkpoint), then starting and resuming.
 //!
 //! Every random choice comes from ChaCha streams derived from `(seed, iteration, game)`, and the
 //! optimiser moments and the replay buffer are checkpointed with the weights, so on the CPU a run
 //! resumed from iteration `k` repeats exactly what an uninterrupted run does after `k`.
 
+use crate::accuracy::{self, Kept};
 use crate::az::adam::AdamW;
-use crate::az::checkpoint::{self, CheckpointError, Meta, TRAINER, WEIGHTS};
+use crate::az::checkpoint::{self, CheckpointError, FileDigest, Meta, TRAINER, WEIGHTS};
 use crate::az::network::{NetConfig, PolicyValueNet, encode_input};
 use crate::az::puct::{BatchSearch, PuctConfig};
 use crate::az::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::az::replay::{ReplayBuffer, Sample};
+use crate::positions::PositionSet;
 use crate::stats::{Rate, rate_against};
 use crate::streams;
 use rand::RngExt;
@@ -28,9 +30,10 @@ use tch::{Device, Kind, Tensor, nn};
 /// Each iteration plays `--games-per-iteration` self-play games (PUCT with
 /// `--simulations` per move, Dirichlet noise at the root, moves drawn in proportion to visits for
 /// the first `--temperature-plies` plies and the most visited after), adds their positions to the
-/// replay buffer, trains on it with AdamW, plays the baselines, and writes a checkpoint to
-/// `--out`. `--resume DIR` continues a run exactly; it takes every setting from the checkpoint
-/// except the budget (`--iterations`, `--minutes`) and `--threads`.
+/// replay buffer, trains on it with AdamW, plays the baselines, measures the network's accuracy
+/// on exact positions (`--eval-positions`), and writes a checkpoint to `--out`. `--resume DIR`
+/// continues a run exactly; it takes every setting from the checkpoint except the budget
+/// (`--iterations`, `--minutes`) and `--threads`.
 #[derive(Clone, Debug, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Args {
     /// Preset to train on (see `sowing variants`); required unless --resume.
@@ -116,7 +119,8 @@ pub struct Args {
     /// Baselines played after every iteration, comma-separated agent specs.
     #[arg(long, default_value = "random,greedy,alphabeta:4,mcts:1000")]
     pub baselines: String,
-    /// Games against each baseline per evaluation (half from each side); 0 skips evaluation.
+    /// Games against each baseline per evaluation (half from each side); 0 skips the games
+    /// (accuracy on --eval-positions is still measured).
     #[arg(long, default_value_t = 20)]
     pub eval_games: u32,
     /// Evaluate after the first iteration and every this many iterations (the others' rows in
@@ -129,9 +133,21 @@ pub struct Args {
     /// pair share the opening), so that deterministic players meet in varied games.
     #[arg(long, default_value_t = 2)]
     pub eval_opening: u32,
-    /// PUCT simulations per move of the network in evaluation games.
+    /// PUCT simulations per move of the network in evaluation games and on the evaluation
+    /// positions.
     #[arg(long, default_value_t = 64)]
     pub eval_simulations: u32,
+    /// Exact positions (a `sowing positions` file) on which every evaluation measures how often
+    /// the network's move keeps the result and the best margin. Default: the variant's committed
+    /// set, data/positions/VARIANT.jsonl, when it exists (from the working directory); none
+    /// otherwise. A resumed run measures the same file, and refuses it if it changed.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default)]
+    pub eval_positions: Option<PathBuf>,
+    /// The size and hash of `eval_positions` when the run began (set by the trainer).
+    #[arg(skip)]
+    #[serde(default)]
+    pub eval_positions_digest: Option<FileDigest>,
     /// Self-play workers and threads for the baselines' moves (default: all cores); self-play
     /// results depend on it.
     #[arg(long)]
@@ -238,6 +254,25 @@ impl Args {
     }
 }
 
+/// The evaluation positions of `args` (which names them), checked to be of `rules`.
+fn read_positions(args: &Args, rules: &Rules) -> Result<PositionSet, TrainError> {
+    let path = args.eval_positions.as_deref().expect("positions are named");
+    let variant = args.variant.as_deref().unwrap_or("the run's rules");
+    accuracy::read_set(path, variant, rules)
+        .map_err(|e| TrainError::Args(format!("--eval-positions: {e}")))
+}
+
+/// The size and hash of the evaluation positions file at `path`.
+fn positions_digest(path: &Path) -> Result<FileDigest, TrainError> {
+    checkpoint::digest(path).map_err(|e| match e {
+        CheckpointError::Io(_, e) => TrainError::Args(format!(
+            "--eval-positions: cannot read {}: {e}",
+            path.display()
+        )),
+        other => other.into(),
+    })
+}
+
 /// The default of a setting that older checkpoints lack.
 fn one() -> u32 {
     1
@@ -306,6 +341,10 @@ pub struct IterationMetrics {
     pub elo: Option<f64>,
     /// Half-width of the Elo's 95% interval.
     pub elo_interval: Option<f64>,
+    /// The network's accuracy on the evaluation positions, if measured: how often its move kept
+    /// the result (of all positions, and of the critical ones) and the best margin.
+    #[serde(default)]
+    pub accuracy: Option<Kept>,
 }
 
 /// Where an iteration has got to, for progress bars.
@@ -319,6 +358,8 @@ pub enum Progress {
     Training(u32, u32),
     /// Evaluation: games finished of total.
     Evaluation(u32, u32),
+    /// Evaluation on exact positions: positions done of total.
+    Accuracy(u32, u32),
 }
 
 /// The checkpoint metadata of this trainer.
@@ -338,6 +379,8 @@ pub struct Trainer {
     history: Vec<IterationMetrics>,
     baseline_elo: BTreeMap<String, f64>,
     seconds: f64,
+    /// The evaluation positions, if any.
+    positions: Option<PositionSet>,
 }
 
 /// The random stream for `purpose` in iteration `iteration`, lane `lane` (a game, say).
@@ -352,6 +395,7 @@ fn stream(seed: u64, purpose: u64, iteration: u32, lane: u32) -> ChaCha8Rng {
 const SELF_PLAY: u64 = 1;
 const TRAINING: u64 = 2;
 const EVALUATION: u64 = 3;
+const ACCURACY: u64 = 4;
 
 /// One self-play game in progress.
 struct Game {
@@ -363,10 +407,22 @@ struct Game {
 
 impl Trainer {
     /// A new run: fresh weights seeded by `args.seed`. Refuses a directory that already holds one.
-    pub fn new(args: Args) -> Result<Trainer, TrainError> {
+    pub fn new(mut args: Args) -> Result<Trainer, TrainError> {
         args.validate()?;
         let rules =
             Rules::preset(args.variant_name()?).map_err(|e| TrainError::Args(e.to_string()))?;
+        if args.eval_positions.is_none() {
+            let committed = accuracy::committed_set(args.variant_name()?);
+            args.eval_positions = committed.is_file().then_some(committed);
+        }
+        let positions = match &args.eval_positions {
+            None => None,
+            Some(path) => {
+                let set = read_positions(&args, &rules)?;
+                args.eval_positions_digest = Some(positions_digest(path)?);
+                Some(set)
+            }
+        };
         let dir = args.out_dir()?;
         if let Some(existing) = checkpoint::newest(&dir)? {
             return Err(TrainError::Args(format!(
@@ -405,6 +461,7 @@ impl Trainer {
             history: Vec::new(),
             baseline_elo: BTreeMap::new(),
             seconds: 0.0,
+            positions,
         })
     }
 
@@ -437,6 +494,21 @@ impl Trainer {
         args.threads = budget.threads;
         args.out = Some(dir.to_owned());
         args.validate()?;
+        let positions = match &args.eval_positions {
+            None => None,
+            Some(path) => {
+                let now = positions_digest(path)?;
+                if args.eval_positions_digest != Some(now) {
+                    return Err(TrainError::Args(format!(
+                        "the evaluation positions {} changed since the run began (its size and \
+                         hash differ), so its accuracy would not go on comparably; restore the \
+                         file, or start a new run",
+                        path.display()
+                    )));
+                }
+                Some(read_positions(&args, &meta.rules)?)
+            }
+        };
         tch::set_num_threads(1);
         let mut vs = nn::VarStore::new(Device::cuda_if_available());
         let net = PolicyValueNet::new(&vs.root(), meta.net);
@@ -464,6 +536,7 @@ impl Trainer {
             history: meta.history,
             baseline_elo: meta.baseline_elo,
             seconds: meta.seconds,
+            positions,
         })
     }
 
@@ -529,6 +602,7 @@ impl Trainer {
         let (games, positions, south_wins, play_secs) = self.self_play(next, progress);
         let (steps, policy_loss, value_loss) = self.train(next, positions, progress);
         let eval = self.rate(next, progress)?;
+        let accuracy = self.accuracy(next, progress)?;
         let (elo, elo_interval) = if eval.is_empty() {
             (None, None)
         } else {
@@ -557,6 +631,7 @@ impl Trainer {
             eval,
             elo,
             elo_interval,
+            accuracy,
         };
         self.iteration = next;
         self.history.push(metrics.clone());
@@ -676,8 +751,7 @@ impl Trainer {
     ) -> Result<Vec<MatchResult>, TrainError> {
         let games = self.args.eval_games;
         let baselines = self.args.baseline_specs();
-        let due = iteration == 1 || iteration % self.args.eval_every == 0;
-        if games == 0 || baselines.is_empty() || !due {
+        if games == 0 || baselines.is_empty() || !self.evaluates(iteration) {
             return Ok(Vec::new());
         }
         if self.baseline_elo.is_empty() {
@@ -706,6 +780,39 @@ impl Trainer {
             results.push(result);
         }
         Ok(results)
+    }
+
+    /// Whether iteration `iteration` ends with an evaluation.
+    fn evaluates(&self, iteration: u32) -> bool {
+        iteration == 1 || iteration % self.args.eval_every == 0
+    }
+
+    /// The network's accuracy on the evaluation positions, with the evaluation's search; `None`
+    /// when there are none or no evaluation is due. Every evaluation draws the same streams.
+    fn accuracy(
+        &mut self,
+        iteration: u32,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Option<Kept>, TrainError> {
+        let Some(set) = &self.positions else {
+            return Ok(None);
+        };
+        if !self.evaluates(iteration) {
+            return Ok(None);
+        }
+        let total = set.positions.len() as u32;
+        progress(Progress::Accuracy(0, total));
+        let seed = seed_from(stream(self.args.seed, ACCURACY, 0, 0));
+        let measured = rating::network_accuracy(
+            &mut self.net,
+            &self.args.puct(self.args.eval_simulations),
+            &self.rules,
+            &set.positions,
+            seed,
+            &mut |done| progress(Progress::Accuracy(done as u32, total)),
+        )
+        .map_err(|e| TrainError::Args(e.to_string()))?;
+        Ok(Some(measured.kept))
     }
 
     /// Rate the baselines by a round robin of `eval_games` games per pair, `random` (or the first

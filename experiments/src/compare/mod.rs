@@ -3,11 +3,13 @@
 //!
 //! The run: resolve the variants; size the random-play measurement from the budget; play it;
 //! from the (deterministic) shape of those games, size the agent measurements (balance, skill
-//! chains, search sensitivity) and play them; train on each variant if the trainer is built in;
-//! write the report. Every unit of work is cached in the output directory as it finishes, so an
+//! chains, search sensitivity) and play them; measure a ladder of agents' accuracy on each
+//! variant's committed exact positions; train on each variant if the trainer is built in; write
+//! the report. Every unit of work is cached in the output directory as it finishes, so an
 //! interrupted run resumes and a longer budget extends a finished one. See [`plan`] for how the
 //! budget is split.
 
+mod accuracy;
 mod cache;
 mod chain;
 mod config;

@@ -1,17 +1,21 @@
 //! The comparison run: plan, play every unit of work on all cores (or take it from the cache),
 //! and hand the figures to the report.
 
+use super::accuracy::{Committed, measure_unit};
 use super::cache::{Cache, UnitKey};
 use super::config::Config;
-use super::figures::{FamilyData, Figures, VariantData};
+use super::figures::{AccuracyData, FamilyData, Figures, VariantData};
 use super::games::play_unit;
 use super::learn::{self, Learning};
-use super::plan::{self, AGENT_UNIT, Allowance, ChainPlan, CostModel};
+use super::plan::{
+    self, ACCURACY_AGENTS, ACCURACY_UNIT, AGENT_UNIT, Allowance, ChainPlan, CostModel,
+};
 use super::report;
 use super::shape::{Shape, random_games};
 use super::sketch::hash_bytes;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Serialize, de::DeserializeOwned};
+use sowing_agents::accuracy::Accuracy;
 use sowing_agents::matches::Tally;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -24,6 +28,8 @@ enum Work {
     Shape,
     /// Games of agent `a` against agent `b`.
     Match { a: String, b: String },
+    /// Agent `spec`'s moves in exact positions; a unit's "games" are positions.
+    Accuracy { spec: String },
 }
 
 /// One cacheable unit of work.
@@ -240,12 +246,15 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     let mut quota = Quota {
         left: config.max_units,
     };
+    let committed: Vec<Result<Committed, String>> =
+        config.variants.iter().map(Committed::of).collect();
     let split = |learning: bool| {
         Allowance::split(
             config.budget,
             config.threads,
             config.variants.len(),
             learning,
+            committed.iter().any(Result::is_ok),
         )
     };
     let mut learning = learn::availability();
@@ -311,8 +320,10 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     let mut agent_jobs = Vec::new();
     let mut balance_plans = Vec::new();
     let mut chain_plans = Vec::new();
+    let mut models = Vec::new();
     for (i, shape) in shapes.iter().enumerate() {
         let model = CostModel::from_shape(shape).unwrap_or(priors[i]);
+        models.push(model);
         let balance = plan::balance_games(allowance.balance, &model);
         for (spec, games) in &balance {
             let work = Work::Match {
@@ -352,7 +363,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     }
     let Some(tallies) = execute(config, &cache, &agent_jobs, "agents", &mut quota, |job| {
         let Work::Match { a, b } = &job.work else {
-            unreachable!("stage 2 has only matches")
+            unreachable!("the agents' stage has only matches")
         };
         let rules = &config.variants[job.variant].rules;
         play_unit(
@@ -377,7 +388,91 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         total
     };
 
-    // Stage 3: learning, one variant at a time (the trainer uses every core itself).
+    // Stage 3: accuracy on the variants' committed sets of exact positions, sized like stage 2.
+    let mut accuracy_jobs = Vec::new();
+    let accuracy_plans: Vec<Result<u64, String>> = committed
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let c = c.as_ref().map_err(Clone::clone)?;
+            let available = c.set.positions.len() as u64;
+            let positions = plan::accuracy_positions(allowance.accuracy, &models[i], available);
+            if positions == 0 {
+                return Err(format!(
+                    "budget too small for {ACCURACY_UNIT} positions of {} for each of the \
+                     {} agents",
+                    c.file.display(),
+                    ACCURACY_AGENTS.len()
+                ));
+            }
+            for spec in ACCURACY_AGENTS {
+                let work = Work::Accuracy {
+                    spec: spec.to_string(),
+                };
+                accuracy_jobs.extend(units(
+                    i,
+                    &c.measurement(spec),
+                    work,
+                    positions,
+                    ACCURACY_UNIT,
+                    models[i].move_us(spec),
+                ));
+            }
+            Ok(positions)
+        })
+        .collect();
+    let Some(measured) = execute(
+        config,
+        &cache,
+        &accuracy_jobs,
+        "accuracy",
+        &mut quota,
+        |job| {
+            let Work::Accuracy { spec } = &job.work else {
+                unreachable!("the accuracy stage has only accuracy units")
+            };
+            let c = committed[job.variant]
+                .as_ref()
+                .expect("units only of variants with a set");
+            measure_unit(
+                &c.set,
+                spec,
+                job.stream_seed(config),
+                job.index * job.games,
+                job.games,
+            )
+        },
+    )?
+    else {
+        return stopped(config);
+    };
+    let accuracy_of = |variant: usize| -> AccuracyData {
+        let (c, positions) = match (&committed[variant], &accuracy_plans[variant]) {
+            (Ok(c), Ok(positions)) => (c, *positions),
+            (Err(reason), _) | (_, Err(reason)) => {
+                return AccuracyData::NotMeasured(reason.clone());
+            }
+        };
+        let agents = ACCURACY_AGENTS
+            .iter()
+            .map(|spec| {
+                let mut whole = Accuracy::new(spec);
+                for (job, part) in accuracy_jobs.iter().zip(&measured) {
+                    if job.variant == variant && job.measurement == c.measurement(spec) {
+                        whole.merge(part);
+                    }
+                }
+                whole
+            })
+            .collect();
+        AccuracyData::Measured {
+            file: c.file.display().to_string(),
+            positions,
+            agents,
+        }
+    };
+
+    // Stage 4: learning, one variant at a time (the trainer uses every core itself).
     let data: Vec<VariantData> = config
         .variants
         .iter()
@@ -411,6 +506,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 shape: shapes[i].clone(),
                 balance,
                 chains,
+                accuracy: accuracy_of(i),
                 learning,
             }
         })
