@@ -33,6 +33,7 @@ build: venv
 test: venv python
 	$(CARGO) test --workspace
 	$(TORCH_ENV) $(CARGO) test -p sowing-agents --features torch --lib --test 'az_*'
+	$(TORCH_ENV) $(CARGO) test -p sowing-experiments --features torch --bin sowing
 	$(VPY) -m pytest -q pybindings/tests
 
 # The main job: train an AlphaZero-style agent on en-dodoi-6 for ten minutes (a fresh run in
