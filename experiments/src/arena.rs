@@ -2,6 +2,7 @@
 //! from both sides on all cores; prints results per pairing and Elo ratings, as a table, JSON or
 //! CSV, and saves the games on request.
 
+use crate::output::{out, outln};
 use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use sowing_agents::arena::{self, ArenaConfig};
@@ -94,15 +95,15 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", report.table());
+        out!("{}", report.table())?;
         if let Some(dir) = &args.records {
-            println!(
+            outln!(
                 "{} game records saved in {}",
                 report.records.len(),
                 dir.display()
-            );
+            )?;
         }
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! `sowing bench`: the engine's throughput per preset (see
 //! [`sowing_experiments::throughput`], which `cargo bench` runs too).
 
+use crate::output::outln;
 use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use sowing_experiments::throughput::{Throughput, measure};
@@ -28,7 +29,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let variants = args.variant.many("all")?;
     if !args.json {
-        println!("{}", Throughput::table_header());
+        outln!("{}", Throughput::table_header())?;
     }
     // A bar on standard error (drawn only in a terminal) while each variant is measured.
     let bar = ProgressBar::new(variants.len() as u64);
@@ -44,7 +45,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         } else {
             t.table_row()
         };
-        bar.suspend(|| println!("{line}"));
+        bar.suspend(|| outln!("{line}"))?;
         bar.inc(1);
     }
     bar.finish_and_clear();

@@ -5,6 +5,7 @@
 mod arena;
 mod bench;
 mod compare;
+mod output;
 mod play;
 mod plot;
 mod random;
@@ -74,10 +75,12 @@ fn main() -> ExitCode {
         Command::Solve(args) => solve::run(args),
         Command::Tablebase(args) => tablebase::run(args),
     };
-    match result {
+    // What a last line without its end left in the buffer is written now, where a failure can
+    // still be reported.
+    match result.and_then(|()| Ok(output::flush()?)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            output::note!("error: {e}");
             ExitCode::FAILURE
         }
     }

@@ -3,6 +3,7 @@
 //! core; game `i` draws from its own ChaCha stream of the seed, and everything is summed as
 //! integers, so the figures depend on the seed alone, not on the threads.
 
+use crate::output::outln;
 use crate::select::{Named, VariantArgs};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -265,7 +266,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         t => t,
     };
     if !args.json {
-        println!("{}", Report::table_header());
+        outln!("{}", Report::table_header())?;
     }
     for named in &variants {
         let bar = ProgressBar::new(args.games);
@@ -278,17 +279,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         bar.finish_and_clear();
         let report = Report::new(named, args.seed, &tally);
         if args.json {
-            println!("{}", serde_json::to_string(&report)?);
+            outln!("{}", serde_json::to_string(&report)?)?;
         } else {
-            println!("{}", report.table_row());
+            outln!("{}", report.table_row())?;
         }
     }
     if !args.json {
-        println!(
+        outln!(
             "moves: legal moves per position; laps and sown: mean per move (largest); endless: games \
              that met an endless move; P1 is South, who moves first. Rates are within ±{:.1}% (95%).",
             100.0 * 1.96 * (0.25 / args.games as f64).sqrt()
-        );
+        )?;
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! against each baseline with 95% intervals, Elo) and the learning curves `learning-curve.png`
 //! and `.svg` (Elo) and `win-rates.png` and `.svg`.
 
+use crate::output::note;
 use crate::plot::{self, LineChart, Point, Series};
 use indicatif::{ProgressBar, ProgressStyle};
 use sowing_agents::az::{Args, IterationMetrics, Progress, Trainer};
@@ -22,7 +23,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         "cpu"
     };
-    eprintln!(
+    note!(
         "training {} on {device} into {} (iteration {} so far)",
         trainer.args().variant.as_deref().unwrap_or("?"),
         trainer.dir().display(),
@@ -52,16 +53,16 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         })?;
         bar.finish_and_clear();
         last = started.elapsed().as_secs_f64();
-        eprintln!("{}", summary(&metrics));
+        note!("{}", summary(&metrics));
         if let Err(e) = write_report(trainer.dir(), trainer.history(), trainer.baseline_elo()) {
-            eprintln!(
+            note!(
                 "warning: the report of {} was not written: {e}",
                 trainer.dir().display()
             );
         }
     }
     let dir = trainer.dir();
-    eprintln!(
+    note!(
         "done: {} iterations; checkpoint {}, metrics {}, plots {} and {}",
         trainer.iteration(),
         dir.display(),

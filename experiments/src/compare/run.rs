@@ -10,6 +10,7 @@ use super::plan::{self, AGENT_UNIT, Allowance, ChainPlan, CostModel};
 use super::report;
 use super::shape::{Shape, random_games};
 use super::sketch::hash_bytes;
+use crate::output::{note, outln};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Serialize, de::DeserializeOwned};
 use sowing_agents::matches::Tally;
@@ -204,7 +205,7 @@ fn log_timings(config: &Config, jobs: &[Job], timings: &[(usize, f64)]) {
         .open(&path)
         .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
     if let Err(e) = written {
-        eprintln!("warning: cannot write {}: {e}", path.display());
+        note!("warning: cannot write {}: {e}", path.display());
     }
 }
 
@@ -416,8 +417,8 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     let written = report::write(&config.out, &Figures::new(config, &allowance, &data))?;
-    println!("{}", written.summary_table);
-    println!("report: {}", written.report.display());
+    outln!("{}", written.summary_table)?;
+    outln!("report: {}", written.report.display())?;
     Ok(())
 }
 
@@ -427,11 +428,11 @@ fn match_name(stronger: &str, weaker: &str) -> String {
 }
 
 fn stopped(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
-    println!(
+    outln!(
         "stopped after {} units of work (--max-units); run the same command without it to finish \
          (the cache in {} keeps what was done)",
         config.max_units.unwrap_or(0),
         config.out.display()
-    );
+    )?;
     Ok(())
 }
