@@ -322,8 +322,32 @@ pub fn play(
     Ok(Played { games, tallies })
 }
 
+/// Refuse `rules` whose start has no legal move: every game would be over before it began,
+/// and its result (the seeds go to North, as if North had moved last) would say nothing of the
+/// players. The error says why no move is legal.
+pub fn playable(rules: &Rules) -> Result<(), String> {
+    let start = State::initial(rules);
+    if !start.is_over() {
+        return Ok(());
+    }
+    let endless = start.endless_mask().count_ones();
+    let why = if endless > 0 {
+        format!(
+            "each of South's {endless} moves is endless (its sowing goes on past max_laps = {} laps)",
+            rules.max_laps()
+        )
+    } else {
+        "South's row is empty".to_string()
+    };
+    Err(format!(
+        "the start of {} has no legal move: {why}, so there is no game to play",
+        rules.summary()
+    ))
+}
+
 /// Refuse a match that cannot be played, before any game starts.
 fn check(m: &Match, seats: &[Seat]) -> Result<(), MatchError> {
+    playable(&m.rules).map_err(MatchError::Config)?;
     for p in &m.pairings {
         if p.a == p.b || p.a.max(p.b) >= seats.len() {
             return Err(MatchError::Config(format!(

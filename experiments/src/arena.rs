@@ -47,7 +47,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let rules = args.variant.one("en-dodoi-8")?.rules;
+    let rules = args.variant.one("en-dodoi-8")?.playable()?.rules;
     let config = ArenaConfig {
         rules,
         agents: args.agents.iter().map(|a| a.trim().to_string()).collect(),

@@ -260,7 +260,12 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if args.games == 0 {
         return Err("--games must be at least 1".into());
     }
-    let variants = args.variant.many("all")?;
+    let variants = args
+        .variant
+        .many("all")?
+        .into_iter()
+        .map(Named::playable)
+        .collect::<Result<Vec<_>, _>>()?;
     let threads = match args.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         t => t,

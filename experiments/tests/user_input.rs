@@ -101,3 +101,35 @@ fn output_into_a_full_disk_is_an_error_not_a_panic() {
     }
     std::fs::remove_file(record).unwrap();
 }
+
+/// Rules whose start has no legal move (every first move is endless at `max_laps = 3`): each
+/// command that plays games from the start refuses them and says why.
+#[test]
+fn a_start_without_a_legal_move_is_refused_by_every_command_that_plays_it() {
+    let rules = temp_file("no-move.json", r#"{"holes":6,"seeds":4,"max_laps":3}"#);
+    let rules = rules.to_str().unwrap();
+    let out = std::env::temp_dir().join(format!("sowing-input-{}-compare", std::process::id()));
+    let cases: &[&[&str]] = &[
+        &["bench", "--seconds", "0.05"],
+        &["random", "--games", "10"],
+        &["arena", "--agents", "random,greedy", "--games", "2"],
+        &["play", "--opponent", "random"],
+        &["compare", "--budget", "2s", "--out", out.to_str().unwrap()],
+        &["match", "--agents", "random,greedy", "--to", "2"],
+    ];
+    for args in cases {
+        let mut all = args.to_vec();
+        all.extend(["--rules", rules]);
+        let o = sowing(&all);
+        assert_no_crash(&all, &o);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{all:?}: {err}");
+        assert!(
+            err.contains("has no legal move: each of South's 6 moves is endless")
+                && err.contains("max_laps = 3"),
+            "{all:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(out);
+    std::fs::remove_file(rules).unwrap();
+}

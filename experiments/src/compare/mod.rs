@@ -98,7 +98,7 @@ fn resolve(variants: Option<&str>, files: &[PathBuf]) -> Result<Vec<Variant>, St
         }
     }
     for file in files {
-        let named = crate::select::read_rules(file)?;
+        let named = crate::select::read_rules(file)?.playable()?;
         push(
             &mut out,
             Variant {
