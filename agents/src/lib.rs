@@ -16,6 +16,7 @@ mod greedy;
 mod hash;
 pub mod matches;
 mod mcts;
+pub mod memory;
 pub mod positions;
 mod random;
 mod solver;

@@ -29,7 +29,7 @@ pub struct Args {
     /// (agents with a time budget aside).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Threads to play on (default: one per core).
+    /// Threads to play on (default: one per core), at most 1024.
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Random moves before the agents take over; both games of a side-swapped pair share them.

@@ -45,7 +45,7 @@ struct BuildArgs {
     /// The file to write (atomically: a temporary file beside it, then renamed).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
-    /// Threads sowing the moves (default: one per core).
+    /// Threads sowing the moves (default: one per core), at most 1024.
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Print the summary as one JSON object instead of tables.
@@ -205,10 +205,7 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     let named = args.variant.one("en-dodoi-6")?;
     let rules = named.rules;
-    let threads = match args.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        t => t,
-    };
+    let threads = sowing_agents::memory::threads(args.threads)?;
     if !args.json {
         let memory = build_bytes(rules.holes(), args.max_seeds as usize)
             .map_or("an unknown amount".to_string(), |b| size(b as f64));
