@@ -410,7 +410,7 @@ impl ArenaReport {
 }
 
 /// The preset name of `rules`, or `custom`.
-fn rules_name(rules: &Rules) -> &'static str {
+pub fn rules_name(rules: &Rules) -> &'static str {
     sowing_env::PRESETS
         .iter()
         .find(|name| Rules::preset(name).is_ok_and(|r| r == *rules))

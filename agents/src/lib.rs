@@ -2,8 +2,9 @@
 //!
 //! Players for the sowing games, built on `sowing-env`: the [`Agent`] trait, the search
 //! baselines (random, greedy, alpha-beta, MCTS), agent specs ([`from_spec`]), the [`Evaluator`]
-//! trait that lets a network replace random rollouts, an exact endgame [`Solver`], and the [`arena`] that plays them against
-//! each other.
+//! trait that lets a network replace random rollouts, an exact endgame [`Solver`], the [`arena`]
+//! that plays them against each other, and match play ([`series`]): a series of games to `N`
+//! wins, with its probability worked out exactly from the players' chances in one game.
 
 mod agent;
 mod alphabeta;
@@ -19,6 +20,7 @@ mod mcts;
 pub mod memory;
 pub mod positions;
 mod random;
+pub mod series;
 mod solver;
 mod spec;
 pub mod stats;

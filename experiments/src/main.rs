@@ -11,6 +11,7 @@ mod plot;
 mod random;
 mod replay;
 mod select;
+mod series;
 mod solve;
 mod tablebase;
 #[cfg(feature = "torch")]
@@ -40,6 +41,9 @@ enum Command {
     Bench(bench::Args),
     /// Play agents against each other: every pairing from both sides, results and Elo ratings.
     Arena(arena::Args),
+    /// Match play: a series of games between two agents until one has won --to of them, the
+    /// start alternating; with the probability of the result from their measured chances.
+    Match(series::Args),
     /// Play a game in the terminal against an agent.
     Play(play::Args),
     /// Prove who wins a position by exact search: a forced win and its first move, or lost moves.
@@ -68,6 +72,7 @@ fn main() -> ExitCode {
         Command::Random(args) => random::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Arena(args) => arena::run(args),
+        Command::Match(args) => series::run(args),
         Command::Play(args) => play::run(args),
         #[cfg(feature = "torch")]
         Command::Train(args) => train::run(*args),

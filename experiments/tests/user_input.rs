@@ -80,6 +80,17 @@ fn output_into_a_full_disk_is_an_error_not_a_panic() {
             "--games",
             "2",
         ],
+        &[
+            "match",
+            "--variant",
+            "en-dodoi-6",
+            "--agents",
+            "random,greedy",
+            "--to",
+            "2",
+            "--games-per-estimate",
+            "10",
+        ],
     ];
     let full = std::fs::OpenOptions::new()
         .write(true)
