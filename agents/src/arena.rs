@@ -229,16 +229,11 @@ fn check(config: &ArenaConfig) -> Result<(), ArenaError> {
         0,
     )
     .map_err(|e| {
-        let fit = e.largest_fit.map_or(String::new(), |f| {
-            format!("; at most {} games per pairing fit", f / pairings / 2 * 2)
-        });
-        ArenaError::Config(format!(
-            "{}{fit}",
-            TooLarge {
-                largest_fit: None,
-                ..e
-            }
-        ))
+        ArenaError::TooLarge(TooLarge {
+            // Games per pairing, an even number.
+            largest_fit: e.largest_fit.map(|f| f / pairings / 2 * 2),
+            ..e
+        })
     })?;
     Ok(())
 }

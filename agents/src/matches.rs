@@ -151,6 +151,8 @@ pub enum MatchError {
     Spec(SpecError),
     /// The match asks for something impossible.
     Config(String),
+    /// The match asks for more memory than there is.
+    TooLarge(memory::TooLarge),
     /// A player chose a move the rules refuse (a bug in that player).
     IllegalMove {
         /// The player's name.
@@ -165,6 +167,7 @@ impl fmt::Display for MatchError {
         match self {
             MatchError::Spec(e) => e.fmt(f),
             MatchError::Config(m) => f.write_str(m),
+            MatchError::TooLarge(e) => e.fmt(f),
             MatchError::IllegalMove { agent, message } => {
                 write!(f, "agent {agent} chose an illegal move: {message}")
             }
@@ -382,7 +385,7 @@ fn check(m: &Match, seats: &[Seat]) -> Result<(), MatchError> {
         bytes_per_game(m.keep_records, batch),
         0,
     )
-    .map_err(|e| MatchError::Config(e.to_string()))?;
+    .map_err(MatchError::TooLarge)?;
     for p in &m.pairings {
         if p.a == p.b || p.a.max(p.b) >= seats.len() {
             return Err(MatchError::Config(format!(

@@ -18,6 +18,7 @@ use crate::matches::{self, Factory, Match, MatchError, Pairing, Salts, Seat};
 use crate::memory;
 use crate::spec::from_spec;
 use crate::stats::wilson_at;
+use crate::stop::Stop;
 use serde::Serialize;
 use sowing_env::{ByPlayer, Outcome, Player, Rules};
 
@@ -380,13 +381,13 @@ fn check(config: &SeriesConfig) -> Result<(), MatchError> {
         ));
     }
     memory::check(
-        &format!("a series of up to {} games", config.max_games),
+        &format!("a series of up to {} games (--max-games)", config.max_games),
         config.max_games,
         (size_of::<SeriesGame>() + 256 * size_of::<usize>()) as u64
             + matches::bytes_per_game(true, false),
         0,
     )
-    .map_err(|e| MatchError::Config(format!("{e}: give a smaller --max-games")))?;
+    .map_err(MatchError::TooLarge)?;
     Ok(())
 }
 
@@ -396,13 +397,16 @@ pub fn play(
     config: &SeriesConfig,
     on_game: &mut dyn FnMut(&SeriesGame),
 ) -> Result<SeriesReport, MatchError> {
-    play_with(config, &from_spec, on_game)
+    play_with(config, &from_spec, &Stop::never(), on_game)
 }
 
-/// [`play`] with agents made by `factory`.
+/// [`play`] with agents made by `factory`, given up between two rounds of games once `stop`
+/// says so (the factory may hand the agents the same [`Stop`], so that their searches end at
+/// once); the report is then of the games counted so far, without a winner.
 pub fn play_with(
     config: &SeriesConfig,
     factory: &Factory,
+    stop: &Stop,
     on_game: &mut dyn FnMut(&SeriesGame),
 ) -> Result<SeriesReport, MatchError> {
     check(config)?;
@@ -446,7 +450,11 @@ pub fn play_with(
     let mut draws = 0u32;
     let mut next = 0u64;
     let threads = memory::threads(config.threads).map_err(MatchError::Config)? as u64;
-    'series: while score[0] < config.to && score[1] < config.to && next < config.max_games {
+    'series: while score[0] < config.to
+        && score[1] < config.to
+        && next < config.max_games
+        && !stop.requested()
+    {
         // At least the games the series still needs, and a game for every thread: the games
         // past its end are played for nothing, but each is fixed by its number, so the series
         // does not depend on how many are played at once.

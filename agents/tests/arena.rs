@@ -246,16 +246,26 @@ fn an_opening_random_play_seldom_lasts_is_refused_not_cut_short() {
 
 #[test]
 fn arenas_beyond_the_memory_are_refused_with_what_fits() {
-    let e = arena::play(&config(&["random", "greedy"], 4_294_967_294), &|_| {}).unwrap_err();
-    let ArenaError::Config(m) = e else {
-        panic!("{e}")
-    };
-    if sowing_agents::memory::available().is_some() {
+    if let Some(free) = sowing_agents::memory::available() {
+        let e = arena::play(&config(&["random", "greedy"], 4_294_967_294), &|_| {}).unwrap_err();
+        let ArenaError::TooLarge(t) = &e else {
+            panic!("{e}")
+        };
+        let m = e.to_string();
         assert!(
-            m.starts_with("4294967294 games per pairing (4294967294 games in all) needs ")
-                && m.contains("games per pairing fit"),
+            m.starts_with("4294967294 games per pairing (4294967294 games in all) needs "),
             "{m}"
         );
+        let fit = t.largest_fit.unwrap();
+        assert!(fit % 2 == 0 && fit > 0 && u128::from(fit) < u128::from(free));
+        let mut c = config(&["random", "greedy"], 2);
+        c.games = u32::try_from(fit).unwrap_or(u32::MAX) & !1;
+        if u64::from(c.games) == fit {
+            // As many as fit pass the check (they are not played: too many random plies first).
+            c.opening_plies = 1000;
+            let e = arena::play(&c, &|_| {}).unwrap_err();
+            assert!(e.to_string().contains("max_plies"), "{e}");
+        }
     }
     let many: Vec<String> = (1..=101).map(|d| format!("mcts:{d}")).collect();
     let mut c = config(&["random"], 2);
