@@ -7,7 +7,7 @@
 use crate::output::note;
 use crate::plot::{self, LineChart, Point, Series};
 use indicatif::{ProgressBar, ProgressStyle};
-use sowing_agents::az::{Args, IterationMetrics, Progress, Trainer};
+use sowing_agents::az::{Args, IterationMetrics, Progress, Trainer, checkpoint};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
@@ -30,6 +30,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         trainer.iteration()
     );
     let session = Instant::now();
+    let first = trainer.iteration();
     let mut last = 0.0;
     while trainer.wants_more(session.elapsed().as_secs_f64(), last) {
         let started = Instant::now();
@@ -61,16 +62,38 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
-    let dir = trainer.dir();
-    note!(
-        "done: {} iterations; checkpoint {}, metrics {}, plots {} and {}",
-        trainer.iteration(),
-        dir.display(),
-        dir.join("metrics.csv").display(),
-        dir.join("learning-curve.png").display(),
-        dir.join("win-rates.png").display()
-    );
+    note!("{}", finished(&trainer, first));
     Ok(())
+}
+
+/// The last line: how many iterations ran, and the files of the run that are there (the report
+/// is not written when it fails, nor the plots before an evaluation).
+fn finished(trainer: &Trainer, first: u32) -> String {
+    let (dir, now) = (trainer.dir(), trainer.iteration());
+    if now == first {
+        return format!(
+            "done: no iteration to run (the run in {} has {now}, its budget allows no more); \
+             nothing written",
+            dir.display()
+        );
+    }
+    let files: Vec<String> = [
+        checkpoint::iteration_dir(dir, now),
+        dir.join("metrics.csv"),
+        dir.join("learning-curve.png"),
+        dir.join("learning-curve.svg"),
+        dir.join("win-rates.png"),
+        dir.join("win-rates.svg"),
+    ]
+    .into_iter()
+    .filter(|p| p.exists())
+    .map(|p| p.display().to_string())
+    .collect();
+    format!(
+        "done: {} iterations ({now} in all); written: {}",
+        now - first,
+        files.join(", ")
+    )
 }
 
 /// One line per iteration: time, self-play speed, losses, win rates, Elo.
