@@ -230,14 +230,16 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// A subcommand with its fixed arguments, and the flags that take numbers with small values.
+type Subcommand<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>);
+
 /// Every number a subcommand takes, given generated values one flag at a time (the others
 /// small): each run ends with a result or an error message within a second, or is at work then.
 #[test]
 fn generated_numbers_for_every_flag_never_crash_a_command() {
     let dir = scratch("numbers");
     let six = ["--variant", "en-dodoi-6"];
-    // (base command, the flags that take numbers, with small values)
-    let commands: Vec<(Vec<&str>, Vec<(&str, &str)>)> = vec![
+    let commands: Vec<Subcommand> = vec![
         (
             [&["random"][..], &six].concat(),
             vec![("--games", "10"), ("--seed", "0"), ("--threads", "1")],
