@@ -10,9 +10,12 @@
 //! and the probability is given with an interval from the intervals of the four rates behind it.
 //!
 //! The games of a series are numbered from 0 and played through the match loop
-//! ([`crate::matches`]): game `g` has `A` South when `g` is even, games `2k` and `2k + 1` share
-//! their random opening, and each game is fixed by the seed and its number, so a series is the
-//! same whatever the threads (agents with a time budget aside).
+//! ([`crate::matches`]): game `g` has `A` South when `g` is even, and each game is fixed by the
+//! seed and its number, so a series is the same whatever the threads (agents with a time budget
+//! aside). Each game has a random opening of its own (as the loop's game `2g`), unlike the
+//! arena's side-swapped pairs: games that shared an opening would not be independent (an
+//! opening good for South helps whoever has South in both), and the probability above assumes
+//! that they are.
 
 use crate::matches::{self, Factory, Match, MatchError, Pairing, Salts, Seat};
 use crate::memory;
@@ -248,7 +251,7 @@ pub struct SeriesConfig {
     pub to: u32,
     /// Seed of every random choice.
     pub seed: u64,
-    /// Random plies that open each game; games `2k` and `2k + 1` share theirs.
+    /// Random plies that open each game, each game its own.
     pub opening_plies: u32,
     /// Games of the estimate, an even number (half with `A` South); 0 measures nothing.
     pub games_per_estimate: u32,
@@ -418,18 +421,19 @@ pub fn play_with(
             factory,
         })
         .collect();
-    let a_match = |salts: Salts, games: std::ops::Range<u64>, keep_records: bool| Match {
+    let a_match = |salts: Salts, pairings: Vec<Pairing>, keep_records: bool| Match {
         rules: config.rules,
         seed: config.seed,
         salts,
         opening_plies: config.opening_plies,
-        pairings: vec![Pairing { a: 0, b: 1, games }],
+        pairings,
         threads: config.threads,
         keep_records,
     };
 
     let estimate = if config.games_per_estimate > 0 {
-        let m = a_match(Salts::ARENA, 0..u64::from(config.games_per_estimate), false);
+        let games = 0..u64::from(config.games_per_estimate);
+        let m = a_match(Salts::ARENA, vec![Pairing { a: 0, b: 1, games }], false);
         matches::check_openings(&m)?;
         let played = matches::play(&m, &mut seats, &mut |_| {})?;
         let (mut south, mut north) = (SideCount::default(), SideCount::default());
@@ -460,13 +464,22 @@ pub fn play_with(
         // does not depend on how many are played at once.
         let needed = u64::from(config.to - score[0].max(score[1]));
         let batch = needed.max(threads).min(config.max_games - next);
-        let m = a_match(SALTS, next..next + batch, true);
+        // Series game `g` is the loop's game `2g`, whose pairing's first seat is South: A in
+        // even games, B in odd ones. Being even, no two of them share an opening.
+        let pairings = (next..next + batch)
+            .map(|g| Pairing {
+                a: (g % 2) as usize,
+                b: 1 - (g % 2) as usize,
+                games: 2 * g..2 * g + 1,
+            })
+            .collect();
+        let m = a_match(SALTS, pairings, true);
         matches::check_openings(&m)?;
         let played = matches::play(&m, &mut seats, &mut |_| {})?;
         for g in played.games {
             let record = g.record.expect("the series keeps its records");
             let mut game = SeriesGame {
-                number: g.game,
+                number: g.game / 2,
                 south: g.south,
                 outcome: g.outcome,
                 captured: record.captured,

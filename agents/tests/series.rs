@@ -54,6 +54,17 @@ fn a_series_does_not_depend_on_the_threads() {
     c.opening_plies = 2;
     c.threads = 1;
     let one = series::play(&c, &mut |_| {}).unwrap();
+    // Each game has an opening of its own, not one shared with the next game.
+    let shared = one
+        .games
+        .chunks_exact(2)
+        .filter(|p| p[0].moves[..2] == p[1].moves[..2])
+        .count();
+    assert!(
+        shared < one.games.len() / 4,
+        "{shared} of {}",
+        one.games.len()
+    );
     c.threads = 3;
     let three = series::play(&c, &mut |_| {}).unwrap();
     assert_eq!(one, three);

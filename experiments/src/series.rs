@@ -24,7 +24,8 @@ pub struct Args {
     /// (agents with a time budget aside).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Random plies that open each game; games 2k and 2k+1 share theirs, each agent South once.
+    /// Random plies that open each game (each game its own; the estimate's games share theirs
+    /// in side-swapped pairs, as the arena's do).
     #[arg(long, default_value_t = 0)]
     opening: u32,
     /// Games that measure each agent's chances, an even number (A South in half), for the
