@@ -227,6 +227,7 @@ fn check(config: &ArenaConfig) -> Result<(), ArenaError> {
         pairings * u64::from(config.games),
         matches::bytes_per_game(config.keep_records, false),
         0,
+        "games per pairing",
     )
     .map_err(|e| {
         ArenaError::TooLarge(TooLarge {

@@ -384,6 +384,7 @@ fn check(m: &Match, seats: &[Seat]) -> Result<(), MatchError> {
         games,
         bytes_per_game(m.keep_records, batch),
         0,
+        "games",
     )
     .map_err(MatchError::TooLarge)?;
     for p in &m.pairings {

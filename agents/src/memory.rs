@@ -18,8 +18,10 @@ pub struct TooLarge {
     pub needed: u128,
     /// Bytes available.
     pub available: u64,
-    /// The largest value of the request that fits, when the caller can say.
+    /// The largest count of the request that fits, when the caller can say.
     pub largest_fit: Option<u64>,
+    /// What that count counts (`games per pairing`).
+    pub unit: String,
 }
 
 impl fmt::Display for TooLarge {
@@ -32,7 +34,7 @@ impl fmt::Display for TooLarge {
             size(u128::from(self.available))
         )?;
         if let Some(fit) = self.largest_fit {
-            write!(f, "; at most {fit} fits")?;
+            write!(f, "; at most {fit} {} fit", self.unit)?;
         }
         Ok(())
     }
@@ -65,9 +67,9 @@ pub fn available() -> Option<u64> {
 }
 
 /// Refuse `count` things of `each` bytes (plus `fixed`) when the machine has less memory
-/// available; `what` names the request in the error, which also gives the largest count that
-/// fits.
-pub fn check(what: &str, count: u64, each: u64, fixed: u64) -> Result<(), TooLarge> {
+/// available; `what` names the request in the error, which also gives the largest count of
+/// `unit` that fits (unless `unit` is empty: a count of one thing).
+pub fn check(what: &str, count: u64, each: u64, fixed: u64, unit: &str) -> Result<(), TooLarge> {
     let Some(available) = available() else {
         return Ok(());
     };
@@ -79,7 +81,8 @@ pub fn check(what: &str, count: u64, each: u64, fixed: u64) -> Result<(), TooLar
         what: what.to_string(),
         needed,
         available,
-        largest_fit: (each > 0).then(|| available.saturating_sub(fixed) / each),
+        largest_fit: (each > 0 && !unit.is_empty()).then(|| available.saturating_sub(fixed) / each),
+        unit: unit.to_string(),
     })
 }
 
@@ -115,16 +118,23 @@ mod tests {
     #[test]
     fn a_request_beyond_the_memory_is_refused_with_what_fits() {
         let Some(free) = available() else { return };
-        assert!(check("a little", 1, 1024, 0).is_ok());
-        let e = check("--games 1000000000000000", 1_000_000_000_000_000, 100, 0).unwrap_err();
+        assert!(check("a little", 1, 1024, 0, "things").is_ok());
+        let e = check(
+            "--games 1000000000000000",
+            1_000_000_000_000_000,
+            100,
+            0,
+            "games",
+        )
+        .unwrap_err();
         assert!(e.needed > u128::from(free));
         let fit = e.largest_fit.unwrap();
         assert!(u128::from(fit) * 100 <= u128::from(free));
-        assert!(check("as much as fits", fit / 2, 100, 0).is_ok());
+        assert!(check("as much as fits", fit / 2, 100, 0, "games").is_ok());
         let text = e.to_string();
         assert!(
             text.starts_with("--games 1000000000000000 needs 93132257.5 GiB of memory, but ")
-                && text.ends_with(&format!("is available; at most {fit} fits")),
+                && text.ends_with(&format!("is available; at most {fit} games fit")),
             "{text}"
         );
     }

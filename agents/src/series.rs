@@ -354,8 +354,8 @@ pub struct SeriesReport {
     pub estimate: Option<Estimate>,
 }
 
-/// Refuse a series that cannot be played, before any game.
-fn check(config: &SeriesConfig) -> Result<(), MatchError> {
+/// Refuse a series that cannot be played, before any game ([`play`] calls it first).
+pub fn check(config: &SeriesConfig) -> Result<(), MatchError> {
     let bad = |m: String| Err(MatchError::Config(m));
     if config.agents[0] == config.agents[1] {
         return bad(format!(
@@ -389,6 +389,7 @@ fn check(config: &SeriesConfig) -> Result<(), MatchError> {
         (size_of::<SeriesGame>() + 256 * size_of::<usize>()) as u64
             + matches::bytes_per_game(true, false),
         0,
+        "games",
     )
     .map_err(MatchError::TooLarge)?;
     Ok(())

@@ -66,6 +66,10 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         max_games: args.max_games.unwrap_or(100 * u64::from(args.to)),
         threads: args.threads,
     };
+    series::check(&config)?;
+    for spec in &config.agents {
+        sowing_agents::from_spec(spec)?.can_play(&rules)?;
+    }
     if !args.json {
         outln!(
             "{} ({}): a series to {} wins between {} and {}, seed {}, opening {} random plies",

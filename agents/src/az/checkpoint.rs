@@ -490,7 +490,7 @@ impl Weights {
         let bytes = fs::metadata(&path)
             .map_err(|e| CheckpointError::Io(path.clone(), e))?
             .len();
-        crate::memory::check(&format!("loading {}", path.display()), 2, bytes, 0)
+        crate::memory::check(&format!("loading {}", path.display()), 2, bytes, 0, "")
             .map_err(|e| CheckpointError::Io(path.clone(), std::io::Error::other(e)))?;
         let tensors: BTreeMap<String, Tensor> = Tensor::load_multi(&path)
             .map_err(|e| {

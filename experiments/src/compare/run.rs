@@ -451,6 +451,7 @@ fn check_plan(stage: &str, units: u64, each: u64) -> Result<(), String> {
         units,
         each,
         0,
+        "units",
     )
     .map_err(|e| {
         let e = TooLarge {
