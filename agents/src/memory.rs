@@ -16,7 +16,7 @@ pub struct TooLarge {
     pub what: String,
     /// Bytes it needs.
     pub needed: u128,
-    /// Bytes available.
+    /// Bytes available: the memory there is, or what the allocator grants when that is less.
     pub available: u64,
     /// The largest count of the request that fits, when the caller can say.
     pub largest_fit: Option<u64>,
@@ -67,23 +67,41 @@ pub fn available() -> Option<u64> {
 }
 
 /// Refuse `count` things of `each` bytes (plus `fixed`) when the machine has less memory
-/// available; `what` names the request in the error, which also gives the largest count of
+/// available, or the allocator grants less (an address-space limit); `what` names the request in the error, which also gives the largest count of
 /// `unit` that fits (unless `unit` is empty: a count of one thing).
 pub fn check(what: &str, count: u64, each: u64, fixed: u64, unit: &str) -> Result<(), TooLarge> {
-    let Some(available) = available() else {
-        return Ok(());
-    };
     let needed = u128::from(count) * u128::from(each) + u128::from(fixed);
-    if needed <= u128::from(available) {
+    let free = available();
+    if free.is_none_or(|free| needed <= u128::from(free)) && granted(needed) {
         return Ok(());
+    }
+    // The most there is: the memory available, or less where the allocator grants less.
+    let mut limit = free.unwrap_or(u64::MAX);
+    if !granted(u128::from(limit)) {
+        let (mut low, mut high) = (0u64, limit);
+        while high - low > 1 << 20 {
+            let middle = low + (high - low) / 2;
+            if granted(u128::from(middle)) {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+        limit = low;
     }
     Err(TooLarge {
         what: what.to_string(),
         needed,
-        available,
-        largest_fit: (each > 0 && !unit.is_empty()).then(|| available.saturating_sub(fixed) / each),
+        available: limit,
+        largest_fit: (each > 0 && !unit.is_empty()).then(|| limit.saturating_sub(fixed) / each),
         unit: unit.to_string(),
     })
+}
+
+/// Whether the allocator grants `bytes` now: an address-space limit (`ulimit -v`) may hold it
+/// below the memory there is. Reserved and given back at once, untouched, it costs no memory.
+fn granted(bytes: u128) -> bool {
+    usize::try_from(bytes).is_ok_and(|bytes| Vec::<u8>::new().try_reserve_exact(bytes).is_ok())
 }
 
 /// The threads to run for a `--threads` of `requested`: 0 means one per core; more than
