@@ -3,7 +3,9 @@
 //! Players for the sowing games, built on `sowing-env`: the [`Agent`] trait, the search
 //! baselines (random, greedy, alpha-beta, MCTS), agent specs ([`from_spec`]), the [`Evaluator`]
 //! trait that lets a network replace random rollouts, an exact endgame [`Solver`], the [`arena`]
-//! that plays them against each other, and their [`accuracy`] on exactly labelled positions.
+//! that plays them against each other, their [`accuracy`] on exactly labelled positions, and
+//! match play ([`series`]): a series of games to `N` wins, with its probability worked out
+//! exactly from the players' chances in one game.
 
 pub mod accuracy;
 mod agent;
@@ -17,8 +19,10 @@ mod greedy;
 mod hash;
 pub mod matches;
 mod mcts;
+pub mod memory;
 pub mod positions;
 mod random;
+pub mod series;
 mod solver;
 mod spec;
 pub mod stats;

@@ -6,11 +6,13 @@ mod accuracy;
 mod arena;
 mod bench;
 mod compare;
+mod output;
 mod play;
 mod plot;
 mod random;
 mod replay;
 mod select;
+mod series;
 mod solve;
 mod tablebase;
 #[cfg(feature = "torch")]
@@ -40,6 +42,9 @@ enum Command {
     Bench(bench::Args),
     /// Play agents against each other: every pairing from both sides, results and Elo ratings.
     Arena(arena::Args),
+    /// Match play: a series of games between two agents until one has won --to of them, the
+    /// start alternating; with the probability of the result from their measured chances.
+    Match(series::Args),
     /// Play a game in the terminal against an agent.
     Play(play::Args),
     /// Prove who wins a position by exact search: a forced win and its first move, or lost moves.
@@ -71,6 +76,7 @@ fn main() -> ExitCode {
         Command::Random(args) => random::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Arena(args) => arena::run(args),
+        Command::Match(args) => series::run(args),
         Command::Play(args) => play::run(args),
         #[cfg(feature = "torch")]
         Command::Train(args) => train::run(*args),
@@ -79,10 +85,12 @@ fn main() -> ExitCode {
         Command::Tablebase(args) => tablebase::run(args),
         Command::Accuracy(args) => accuracy::run(args),
     };
-    match result {
+    // What a last line without its end left in the buffer is written now, where a failure can
+    // still be reported.
+    match result.and_then(|()| Ok(output::flush()?)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            output::note!("error: {e}");
             ExitCode::FAILURE
         }
     }

@@ -5,10 +5,11 @@
 //! curves `learning-curve.png` and `.svg` (Elo), `win-rates.png` and `.svg`, and `accuracy.png`
 //! and `.svg` (when the run has evaluation positions).
 
+use crate::output::note;
 use crate::plot::{self, LineChart, Point, Series};
 use indicatif::{ProgressBar, ProgressStyle};
 use sowing_agents::accuracy::Kept;
-use sowing_agents::az::{Args, IterationMetrics, Progress, Trainer};
+use sowing_agents::az::{Args, IterationMetrics, Progress, Trainer, checkpoint};
 use sowing_agents::stats::Rate;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -25,13 +26,14 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         "cpu"
     };
-    eprintln!(
+    note!(
         "training {} on {device} into {} (iteration {} so far)",
         trainer.args().variant.as_deref().unwrap_or("?"),
         trainer.dir().display(),
         trainer.iteration()
     );
     let session = Instant::now();
+    let first = trainer.iteration();
     let mut last = 0.0;
     while trainer.wants_more(session.elapsed().as_secs_f64(), last) {
         let started = Instant::now();
@@ -56,29 +58,48 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         })?;
         bar.finish_and_clear();
         last = started.elapsed().as_secs_f64();
-        eprintln!("{}", summary(&metrics));
+        note!("{}", summary(&metrics));
         if let Err(e) = write_report(trainer.dir(), trainer.history(), trainer.baseline_elo()) {
-            eprintln!(
+            note!(
                 "warning: the report of {} was not written: {e}",
                 trainer.dir().display()
             );
         }
     }
-    let dir = trainer.dir();
-    eprintln!(
-        "done: {} iterations; checkpoint {}, metrics {}, plots {} and {}{}",
-        trainer.iteration(),
-        dir.display(),
-        dir.join("metrics.csv").display(),
-        dir.join("learning-curve.png").display(),
-        dir.join("win-rates.png").display(),
-        if trainer.args().eval_positions.is_some() {
-            format!(", {}", dir.join("accuracy.png").display())
-        } else {
-            String::new()
-        }
-    );
+    note!("{}", finished(&trainer, first));
     Ok(())
+}
+
+/// The last line: how many iterations ran, and the files of the run that are there (the report
+/// is not written when it fails, nor the plots before an evaluation).
+fn finished(trainer: &Trainer, first: u32) -> String {
+    let (dir, now) = (trainer.dir(), trainer.iteration());
+    if now == first {
+        return format!(
+            "done: no iteration to run (the run in {} has {now}, its budget allows no more); \
+             nothing written",
+            dir.display()
+        );
+    }
+    let files: Vec<String> = [
+        checkpoint::iteration_dir(dir, now),
+        dir.join("metrics.csv"),
+        dir.join("learning-curve.png"),
+        dir.join("learning-curve.svg"),
+        dir.join("win-rates.png"),
+        dir.join("win-rates.svg"),
+        dir.join("accuracy.png"),
+        dir.join("accuracy.svg"),
+    ]
+    .into_iter()
+    .filter(|p| p.exists())
+    .map(|p| p.display().to_string())
+    .collect();
+    format!(
+        "done: {} iterations ({now} in all); written: {}",
+        now - first,
+        files.join(", ")
+    )
 }
 
 /// One line per iteration: time, self-play speed, losses, win rates, Elo.

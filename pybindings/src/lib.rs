@@ -9,6 +9,7 @@ mod error;
 mod long_call;
 mod memory;
 mod rules;
+mod series;
 mod solver;
 mod state;
 mod tablebase;
@@ -28,6 +29,8 @@ fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tablebase::PyProbe>()?;
     m.add_function(wrap_pyfunction!(agents::agent_forms, m)?)?;
     m.add_function(wrap_pyfunction!(solver::solve, m)?)?;
+    m.add_function(wrap_pyfunction!(series::play_match, m)?)?;
+    m.add_function(wrap_pyfunction!(series::series_odds, m)?)?;
     m.add_function(wrap_pyfunction!(rules::variants, m)?)?;
     m.add_function(wrap_pyfunction!(rules::variant_source, m)?)?;
     m.add(

@@ -8,11 +8,12 @@
 
 use crate::accuracy::{self, Kept};
 use crate::az::adam::AdamW;
-use crate::az::checkpoint::{self, CheckpointError, FileDigest, Meta, TRAINER, WEIGHTS};
+use crate::az::checkpoint::{self, CheckpointError, FileDigest, Meta, RunLock, TRAINER, WEIGHTS};
 use crate::az::network::{NetConfig, PolicyValueNet, encode_input};
 use crate::az::puct::{BatchSearch, PuctConfig};
 use crate::az::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::az::replay::{ReplayBuffer, Sample};
+use crate::memory::{self, MAX_THREADS};
 use crate::positions::PositionSet;
 use crate::stats::{Rate, rate_against};
 use crate::streams;
@@ -247,11 +248,81 @@ impl Args {
                 "positive (decay may be 0)",
             );
         }
+        if self.threads.is_some_and(|t| t > MAX_THREADS) {
+            return bad("threads", "at most 1024");
+        }
         for spec in self.baseline_specs() {
             crate::spec::from_spec(&spec).map_err(|e| TrainError::Args(e.to_string()))?;
         }
         Ok(())
     }
+
+    /// Refuse a run that needs more memory than there is, before anything is allocated: the
+    /// network with its gradients and AdamW's two moments, a copy per self-play worker, the
+    /// replay buffer, and an iteration's self-play samples (its games at [`SAMPLE_PLIES`]).
+    fn check_memory(&self, holes: usize) -> Result<(), TrainError> {
+        let net = NetConfig {
+            holes,
+            hidden: self.hidden,
+            blocks: self.blocks,
+            lookahead: self.lookahead,
+        };
+        let floats = |n: u128| n * 4;
+        let sample = floats((net.input_len() + holes + 1) as u128);
+        let workers = self
+            .threads()
+            .clamp(1, self.games_per_iteration.max(1) as usize) as u128;
+        let parts = [
+            (
+                "the network's copies",
+                floats(parameters(&net)) * (4 + workers),
+            ),
+            ("--replay-capacity", sample * self.replay_capacity as u128),
+            (
+                "--games-per-iteration",
+                sample * u128::from(SAMPLE_PLIES) * u128::from(self.games_per_iteration),
+            ),
+        ];
+        let needed: u128 = parts.iter().map(|(_, b)| b).sum();
+        let Some(available) = memory::available() else {
+            return Ok(());
+        };
+        if needed <= u128::from(available) {
+            return Ok(());
+        }
+        let detail: Vec<String> = parts
+            .iter()
+            .map(|(what, b)| format!("{what} {}", memory::size(*b)))
+            .collect();
+        Err(TrainError::Args(format!(
+            "this run needs {} of memory ({}), but {} is available: give a smaller --hidden, \
+             --blocks, --replay-capacity or --games-per-iteration",
+            memory::size(needed),
+            detail.join(", "),
+            memory::size(u128::from(available))
+        )))
+    }
+}
+
+/// Plies a self-play game is counted at when an iteration's samples are sized: more than most
+/// games last.
+const SAMPLE_PLIES: u32 = 150;
+
+/// Parameters of a network of shape `net`: the input layer, each block's norm and two square
+/// layers, the final norm, the policy head and the two layers of the value head.
+fn parameters(net: &NetConfig) -> u128 {
+    let (h, n, i) = (
+        net.hidden as u128,
+        net.holes as u128,
+        net.input_len() as u128,
+    );
+    let block = 2 * h + 2 * (h * h + h);
+    (i * h + h)
+        + net.blocks as u128 * block
+        + 2 * h
+        + (h * n + n)
+        + (h * (h / 2) + h / 2)
+        + (h / 2 + 1)
 }
 
 /// The evaluation positions of `args` (which names them), checked to be of `rules`.
@@ -381,6 +452,8 @@ pub struct Trainer {
     seconds: f64,
     /// The evaluation positions, if any.
     positions: Option<PositionSet>,
+    /// Held while the trainer lives: no other trainer writes its run directory meanwhile.
+    _lock: RunLock,
 }
 
 /// The random stream for `purpose` in iteration `iteration`, lane `lane` (a game, say).
@@ -423,7 +496,9 @@ impl Trainer {
                 Some(set)
             }
         };
+        args.check_memory(rules.holes())?;
         let dir = args.out_dir()?;
+        let lock = RunLock::acquire(&dir)?;
         if let Some(existing) = checkpoint::newest(&dir)? {
             return Err(TrainError::Args(format!(
                 "{} already holds a run ({}); continue it with --resume {} or choose another --out",
@@ -462,14 +537,37 @@ impl Trainer {
             baseline_elo: BTreeMap::new(),
             seconds: 0.0,
             positions,
+            _lock: lock,
         })
     }
 
-    /// Continue the run in `dir` from its newest checkpoint. Settings come from the checkpoint;
-    /// `budget` supplies `iterations`, `minutes` and `threads`, and a `variant` in it that differs
-    /// from the checkpoint's is refused.
+    /// Continue a run from its newest checkpoint: `dir` is the run directory, or its newest
+    /// `iter-NNNNNN` folder (whose parent is then the run directory, where the next checkpoints
+    /// go). Settings come from the checkpoint; `budget` supplies `iterations`, `minutes` and
+    /// `threads`, and a `variant` in it that differs from the checkpoint's is refused.
     pub fn resume(dir: &Path, budget: &Args) -> Result<Trainer, TrainError> {
         let found = checkpoint::resolve(dir)?;
+        let run = if dir.join(checkpoint::META).is_file() {
+            match dir.parent() {
+                Some(parent) if parent.as_os_str().is_empty() => Path::new("."),
+                Some(parent) => parent,
+                None => dir,
+            }
+        } else {
+            dir
+        };
+        let lock = RunLock::acquire(run)?;
+        let newest = checkpoint::newest(run)?;
+        if newest.as_deref().is_some_and(|n| !same_folder(n, &found)) {
+            return Err(TrainError::Args(format!(
+                "{} is not the newest checkpoint of its run {} ({} is): resume the run with \
+                 --resume {}",
+                found.display(),
+                run.display(),
+                newest.unwrap_or_default().display(),
+                run.display()
+            )));
+        }
         let meta: TrainMeta = checkpoint::read_meta(&found)?;
         if let Some(v) = &budget.variant
             && Some(v) != meta.args.variant.as_ref()
@@ -492,7 +590,7 @@ impl Trainer {
         args.iterations = budget.iterations;
         args.minutes = budget.minutes;
         args.threads = budget.threads;
-        args.out = Some(dir.to_owned());
+        args.out = Some(run.to_owned());
         args.validate()?;
         let positions = match &args.eval_positions {
             None => None,
@@ -509,10 +607,12 @@ impl Trainer {
                 Some(read_positions(&args, &meta.rules)?)
             }
         };
+        args.check_memory(meta.rules.holes())?;
         tch::set_num_threads(1);
-        let mut vs = nn::VarStore::new(Device::cuda_if_available());
+        let weights = checkpoint::Weights::read(&found, &meta.rules, meta.net)?;
+        let vs = nn::VarStore::new(Device::cuda_if_available());
         let net = PolicyValueNet::new(&vs.root(), meta.net);
-        checkpoint::load_weights(&mut vs, &found, meta.net)?;
+        weights.copy_into(&vs)?;
         let mut optimizer = AdamW::new(&vs, args.lr, args.weight_decay);
         let path = found.join(TRAINER);
         let saved: BTreeMap<String, Tensor> = Tensor::load_multi(&path)
@@ -527,7 +627,7 @@ impl Trainer {
         Ok(Trainer {
             args,
             rules: meta.rules,
-            dir: dir.to_owned(),
+            dir: run.to_owned(),
             vs,
             net,
             optimizer,
@@ -537,6 +637,7 @@ impl Trainer {
             baseline_elo: meta.baseline_elo,
             seconds: meta.seconds,
             positions,
+            _lock: lock,
         })
     }
 
@@ -859,11 +960,13 @@ impl Trainer {
         };
         let mut state = self.optimizer.state();
         state.extend(self.buffer.state());
+        let variables = self.variables();
+        let weights: Vec<(&str, &Tensor)> =
+            variables.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let state: Vec<(&str, &Tensor)> = state.iter().map(|(n, t)| (n.as_str(), t)).collect();
         let path = checkpoint::write(&self.dir, &mut meta, |tmp| {
-            self.vs
-                .save(tmp.join(WEIGHTS))
-                .map_err(|e| format!("saving weights: {e}"))?;
-            Tensor::save_multi(&state, tmp.join(TRAINER)).map_err(|e| format!("saving state: {e}"))
+            checkpoint::save_tensors(&tmp.join(WEIGHTS), &weights)?;
+            checkpoint::save_tensors(&tmp.join(TRAINER), &state)
         })?;
         Ok(path)
     }
@@ -965,7 +1068,43 @@ fn play_games(
     out
 }
 
+/// Whether `a` and `b` name the same folder (one may be relative, or reached by a link).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 /// A seed drawn from a stream, for code that takes a `u64`.
 fn seed_from(mut rng: ChaCha8Rng) -> u64 {
     rand::Rng::next_u64(&mut rng)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parameter_count_is_the_networks() {
+        for (holes, hidden, blocks, lookahead) in
+            [(6, 8, 1, true), (10, 64, 3, false), (8, 33, 0, true)]
+        {
+            let net = NetConfig {
+                holes,
+                hidden,
+                blocks,
+                lookahead,
+            };
+            let vs = nn::VarStore::new(Device::Cpu);
+            let _built = PolicyValueNet::new(&vs.root(), net);
+            let count: i64 = vs
+                .variables()
+                .values()
+                .map(Tensor::numel)
+                .map(|n| n as i64)
+                .sum();
+            assert_eq!(parameters(&net), count as u128, "{net:?}");
+        }
+    }
 }

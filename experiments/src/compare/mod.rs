@@ -48,8 +48,8 @@ pub struct Args {
     /// Seed of every game played.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Threads to play on (default: every core). Part of the plan: the budget buys this many
-    /// cores' worth of games.
+    /// Threads to play on (default: every core; at most 1024). Part of the plan: the budget buys
+    /// this many cores' worth of games.
     #[arg(long)]
     threads: Option<usize>,
     /// Compute at most this many units of work in this run, then stop without a report; run again
@@ -100,7 +100,7 @@ fn resolve(variants: Option<&str>, files: &[PathBuf]) -> Result<Vec<Variant>, St
         }
     }
     for file in files {
-        let named = crate::select::read_rules(file)?;
+        let named = crate::select::read_rules(file)?.playable()?;
         push(
             &mut out,
             Variant {
@@ -119,7 +119,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let variants = resolve(args.variants.as_deref(), &args.rules)?;
     let threads = match args.threads {
         Some(0) => return Err("--threads must be at least 1".into()),
-        Some(t) => t,
+        Some(t) => sowing_agents::memory::threads(t)?,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let command: Vec<String> = std::env::args().collect();

@@ -12,11 +12,13 @@ use super::plan::{
 };
 use super::report;
 use super::shape::{Shape, random_games};
-use super::sketch::hash_bytes;
+use super::sketch::{Sketch, hash_bytes};
+use crate::output::{note, outln};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Serialize, de::DeserializeOwned};
 use sowing_agents::accuracy::Accuracy;
 use sowing_agents::matches::Tally;
+use sowing_agents::memory::{self, TooLarge};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -210,7 +212,7 @@ fn log_timings(config: &Config, jobs: &[Job], timings: &[(usize, f64)]) {
         .open(&path)
         .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
     if let Err(e) = written {
-        eprintln!("warning: cannot write {}: {e}", path.display());
+        note!("warning: cannot write {}: {e}", path.display());
     }
 }
 
@@ -277,6 +279,14 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         .map(|v| CostModel::prior(v.rules.holes(), v.rules.seeds()))
         .collect();
     let shape_games = plan::shape_games(allowance.shape, &priors);
+    let shape_unit = plan::shape_unit(&priors);
+    // Each unit's figures are held until the report: a distinct-position sketch and a histogram
+    // of lengths (1 KiB covers games of 128 plies) beside the unit itself.
+    check_plan(
+        "random play",
+        config.variants.len() as u64 * (shape_games / shape_unit),
+        (size_of::<Job>() + size_of::<Option<Shape>>() + Sketch::BYTES + 1024) as u64,
+    )?;
     let shape_jobs: Vec<Job> = config
         .variants
         .iter()
@@ -287,7 +297,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 "shape",
                 Work::Shape,
                 shape_games,
-                plan::shape_unit(&priors),
+                shape_unit,
                 priors[i].random_game_us(),
             )
         })
@@ -317,7 +327,8 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // Stage 2: agents, sized by the shape of each variant's random games.
-    let mut agent_jobs = Vec::new();
+    // (variant, measurement, work, games, games per unit, cost of a game) of each measurement.
+    let mut agent_units: Vec<(usize, String, Work, u64, u64, f64)> = Vec::new();
     let mut balance_plans = Vec::new();
     let mut chain_plans = Vec::new();
     let mut models = Vec::new();
@@ -330,9 +341,9 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 a: spec.clone(),
                 b: spec.clone(),
             };
-            agent_jobs.extend(units(
+            agent_units.push((
                 i,
-                &format!("self-play {spec}"),
+                format!("self-play {spec}"),
                 work,
                 *games,
                 plan::unit_games(AGENT_UNIT, model.game_us(spec, spec)),
@@ -348,9 +359,9 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                     a: a.clone(),
                     b: b.clone(),
                 };
-                agent_jobs.extend(units(
+                agent_units.push((
                     i,
-                    &match_name(a, b),
+                    match_name(a, b),
                     work,
                     chain.games_per_pair,
                     plan::unit_games(AGENT_UNIT, model.game_us(a, b)),
@@ -361,6 +372,17 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         balance_plans.push(balance);
         chain_plans.push(chains);
     }
+    check_plan(
+        "games between agents",
+        agent_units.iter().map(|u| u.3 / u.4).sum(),
+        (size_of::<Job>() + size_of::<Option<Tally>>()) as u64,
+    )?;
+    let agent_jobs: Vec<Job> = agent_units
+        .into_iter()
+        .flat_map(|(i, measurement, work, games, unit, game_us)| {
+            units(i, &measurement, work, games, unit, game_us)
+        })
+        .collect();
     let Some(tallies) = execute(config, &cache, &agent_jobs, "agents", &mut quota, |job| {
         let Work::Match { a, b } = &job.work else {
             unreachable!("the agents' stage has only matches")
@@ -512,9 +534,28 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     let written = report::write(&config.out, &Figures::new(config, &allowance, &data))?;
-    println!("{}", written.summary_table);
-    println!("report: {}", written.report.display());
+    outln!("{}", written.summary_table)?;
+    outln!("report: {}", written.report.display())?;
     Ok(())
+}
+
+/// Refuse a plan whose `units` units of `stage`, `each` bytes held until the report, need more
+/// memory than there is; a budget and threads that large would also write as many cache files.
+fn check_plan(stage: &str, units: u64, each: u64) -> Result<(), String> {
+    memory::check(
+        &format!("the plan's {units} units of {stage}"),
+        units,
+        each,
+        0,
+        "units",
+    )
+    .map_err(|e| {
+        let e = TooLarge {
+            largest_fit: None,
+            ..e
+        };
+        format!("{e}: give a smaller --budget or fewer --threads")
+    })
 }
 
 /// The measurement name of a match between two agents, the stronger first.
@@ -523,11 +564,11 @@ fn match_name(stronger: &str, weaker: &str) -> String {
 }
 
 fn stopped(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
-    println!(
+    outln!(
         "stopped after {} units of work (--max-units); run the same command without it to finish \
          (the cache in {} keeps what was done)",
         config.max_units.unwrap_or(0),
         config.out.display()
-    );
+    )?;
     Ok(())
 }

@@ -206,6 +206,24 @@ class Proof:
     def nodes(self) -> int:
         """Positions made."""
 
+def play_match(
+    variant: str | Rules,
+    a: str,
+    b: str,
+    to: int,
+    seed: int,
+    opening: int,
+    games_per_estimate: int,
+    max_games: int | None,
+    threads: int,
+) -> str:
+    """A series between ``a`` and ``b`` to ``to`` wins; the report as JSON (``sowing.agents.play_match``)."""
+
+def series_odds(
+    to: int, a_south: tuple[float, float, float], a_north: tuple[float, float, float]
+) -> tuple[float, float, float, float | None]:
+    """``(a_wins, b_wins, never_ends, expected_games)`` of a series (``sowing.agents.series_odds``)."""
+
 def solve(state: State, nodes: int = 1_000_000, depth: int = 61, table_bits: int = 20) -> Proof:
     """Prove by exact search what ``state`` is worth to the player to move (GIL released;
     Ctrl-C stops it with ``KeyboardInterrupt``). ``depth`` is 1 to 999 plies, ``table_bits``
