@@ -228,7 +228,9 @@ fn every_evaluation_measures_accuracy_on_the_same_positions() {
         Some(dir.with_extension("positions.jsonl"))
     );
 
-    // A positions file changed since the run began is refused on resuming.
+    // A positions file changed since the run began is refused on resuming (once this trainer,
+    // which holds the run's lock, is gone).
+    drop(trainer);
     let file = dir.with_extension("positions.jsonl");
     let mut fewer = endgames().clone();
     fewer.positions.truncate(100);
