@@ -2,8 +2,10 @@
 //!
 //! Players for the sowing games, built on `sowing-env`: the [`Agent`] trait, the search
 //! baselines (random, greedy, alpha-beta, MCTS), agent specs ([`from_spec`]), the [`Evaluator`]
-//! trait that lets a network replace random rollouts, an exact endgame [`Solver`], and the [`arena`] that plays them against
-//! each other.
+//! trait that lets a network replace random rollouts, the batched PUCT search and self-play of
+//! [`puct`] with the network input of [`features`] (any evaluator: the tch network of the
+//! trainer, or a Python one), an exact endgame [`Solver`], and the [`arena`] that plays them
+//! against each other.
 
 mod agent;
 mod alphabeta;
@@ -12,11 +14,13 @@ pub mod arena;
 pub mod az;
 mod budget;
 mod evaluator;
+pub mod features;
 mod greedy;
 mod hash;
 pub mod matches;
 mod mcts;
 pub mod positions;
+pub mod puct;
 mod random;
 mod solver;
 mod spec;
