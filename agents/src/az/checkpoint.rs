@@ -4,6 +4,8 @@
 //! - `meta.json`: format and version, the iteration, the rules, the network shape, the run's
 //!   arguments, the metrics of every iteration so far, and the size and FNV-1a hash of each file;
 //! - `weights.ot`: the network's variables (`VarStore::save`);
+//! - `weights.safetensors`: the same variables as safetensors, by the same names, for readers
+//!   without libtorch's C++ format (the Python package's `sowing.nn`);
 //! - `trainer.ot`: what resuming needs beyond the weights (optimiser moments, replay buffer);
 //!   only the newest iteration keeps it.
 //!
@@ -34,6 +36,8 @@ pub const VERSION: u32 = 1;
 pub const META: &str = "meta.json";
 /// The weights file of a checkpoint.
 pub const WEIGHTS: &str = "weights.ot";
+/// The weights of a checkpoint as safetensors.
+pub const SAFETENSORS: &str = "weights.safetensors";
 /// The optimiser and replay state of a checkpoint.
 pub const TRAINER: &str = "trainer.ot";
 
@@ -248,7 +252,7 @@ pub fn write<A: Serialize, M: Serialize>(
     fs::create_dir_all(&tmp).map_err(|e| CheckpointError::Io(tmp.clone(), e))?;
     write_files(&tmp).map_err(|e| CheckpointError::Corrupt(tmp.clone(), e))?;
     meta.files.clear();
-    for name in [WEIGHTS, TRAINER] {
+    for name in [WEIGHTS, SAFETENSORS, TRAINER] {
         let file = tmp.join(name);
         if file.is_file() {
             meta.files.insert(name.to_string(), digest(&file)?);

@@ -7,7 +7,7 @@
 //! resumed from iteration `k` repeats exactly what an uninterrupted run does after `k`.
 
 use crate::az::adam::AdamW;
-use crate::az::checkpoint::{self, CheckpointError, Meta, TRAINER, WEIGHTS};
+use crate::az::checkpoint::{self, CheckpointError, Meta, SAFETENSORS, TRAINER, WEIGHTS};
 use crate::az::network::{NetConfig, PolicyValueNet};
 use crate::az::puct::PuctConfig;
 use crate::az::puct::self_play::{self, SELF_PLAY, SelfPlayConfig, stream};
@@ -738,6 +738,9 @@ impl Trainer {
             self.vs
                 .save(tmp.join(WEIGHTS))
                 .map_err(|e| format!("saving weights: {e}"))?;
+            self.vs
+                .save(tmp.join(SAFETENSORS))
+                .map_err(|e| format!("saving weights as safetensors: {e}"))?;
             Tensor::save_multi(&state, tmp.join(TRAINER)).map_err(|e| format!("saving state: {e}"))
         })?;
         Ok(path)
