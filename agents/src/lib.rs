@@ -37,7 +37,9 @@ pub use evaluator::{Evaluation, Evaluator, Rollout};
 pub use greedy::Greedy;
 pub use mcts::{EXPLORATION, MAX_SIMULATIONS, Mcts, MctsInfo};
 pub use random::RandomAgent;
-pub use solver::{Proof, Solver};
+pub use solver::{
+    MAX_SOLVER_NODES, Proof, SOLVER_DEPTH, SOLVER_NODES, SOLVER_SEEDS, SOLVER_TABLE_BITS, Solver,
+};
 pub use spec::{FORMS, SpecError, from_spec, parse_budget};
 pub use stop::Stop;
 pub use streams::stream;
