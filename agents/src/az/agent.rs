@@ -33,7 +33,6 @@ pub struct AzAgent {
     solver_nodes: u64,
 }
 
-
 impl AzAgent {
     /// The agent of checkpoint `path`, searching `simulations` per move (default: the run's).
     pub fn load(path: &Path, simulations: Option<u32>) -> Result<AzAgent, CheckpointError> {
