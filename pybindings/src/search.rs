@@ -18,9 +18,7 @@ use crate::memory;
 use crate::rules::{rules_arg, type_name};
 use crate::state::PyState;
 use numpy::ndarray::{Array1, Array2};
-use numpy::{
-    IntoPyArray, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods,
-};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -33,8 +31,8 @@ use sowing_agents::puct::self_play::{SelfPlayConfig, play_dealt};
 use sowing_agents::puct::{BatchSearch, Linear, PuctConfig};
 use sowing_agents::stats::{PairCount, Rate, bradley_terry, rate_against};
 use sowing_agents::{
-    Agent, Evaluation, Evaluator, MAX_SOLVER_NODES, SOLVER_DEPTH, SOLVER_SEEDS,
-    SOLVER_TABLE_BITS, Solver, Stop, from_spec, stream,
+    Agent, Evaluation, Evaluator, MAX_SOLVER_NODES, SOLVER_DEPTH, SOLVER_SEEDS, SOLVER_TABLE_BITS,
+    Solver, Stop, from_spec, stream,
 };
 use sowing_env::{MAX_HOLES, State};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -185,7 +183,11 @@ impl Valuer {
                 Err(PyValueError::new_err(format!(
                     "the LinearEvaluator is for {} holes per row{}, the games have {holes}{}",
                     l.holes(),
-                    if l.lookahead() { " with look-ahead" } else { "" },
+                    if l.lookahead() {
+                        " with look-ahead"
+                    } else {
+                        ""
+                    },
                     if lookahead { " with look-ahead" } else { "" }
                 )))
             }
@@ -274,9 +276,15 @@ fn call_python(
     let mut obs = Array2::<f32>::zeros((b, len));
     let mut mask = Array2::<bool>::from_elem((b, holes), false);
     for (i, s) in states.iter().enumerate() {
-        let row = obs.row_mut(i).into_slice().expect("a row of a standard array");
+        let row = obs
+            .row_mut(i)
+            .into_slice()
+            .expect("a row of a standard array");
         encode_input(s, lookahead, row);
-        let m = mask.row_mut(i).into_slice().expect("a row of a standard array");
+        let m = mask
+            .row_mut(i)
+            .into_slice()
+            .expect("a row of a standard array");
         s.write_mask(m);
     }
     Python::attach(|py| {
@@ -376,7 +384,10 @@ fn check_tree_memory(trees: usize, simulations: u32) -> PyResult<()> {
     let bytes = trees
         .saturating_mul(simulations as usize)
         .saturating_mul(TREE_BYTES_PER_SIMULATION);
-    memory::check(bytes, &format!("searching {trees} trees of {simulations} simulations"))
+    memory::check(
+        bytes,
+        &format!("searching {trees} trees of {simulations} simulations"),
+    )
 }
 
 /// What [`PySearch::run`] returns: visits, priors, values and best actions.
@@ -766,7 +777,9 @@ impl PyNetworkAgent {
                 losing = proof.losing;
             }
             let mut noise = [rng.clone()];
-            let leaves = self.valuer.leaves(self.holes, self.lookahead, &stop, &failure);
+            let leaves = self
+                .valuer
+                .leaves(self.holes, self.lookahead, &stop, &failure);
             let result = search.try_search_continuing(
                 &[0],
                 std::slice::from_ref(&state),
@@ -846,7 +859,9 @@ impl BatchPlayer for BatchNetwork<'_> {
             return states.iter().map(first_legal).collect();
         }
         let a = self.agent;
-        let leaves = a.valuer.leaves(a.holes, a.lookahead, self.stop, self.failure);
+        let leaves = a
+            .valuer
+            .leaves(a.holes, a.lookahead, self.stop, self.failure);
         match self
             .search
             .try_search_continuing(slots, states, &a.config, rngs, leaves)
@@ -1020,7 +1035,9 @@ pub fn rate_round_robin(
 #[pyo3(signature = (results, z))]
 pub fn elo_against(results: Vec<(f64, f64, u64)>, z: f64) -> PyResult<(f64, f64)> {
     if results.is_empty() {
-        return Err(PyValueError::new_err("a rating needs results against someone"));
+        return Err(PyValueError::new_err(
+            "a rating needs results against someone",
+        ));
     }
     for &(elo, points, games) in &results {
         if !elo.is_finite() || !(0.0..=games as f64).contains(&points) || games == 0 {
@@ -1031,7 +1048,9 @@ pub fn elo_against(results: Vec<(f64, f64, u64)>, z: f64) -> PyResult<(f64, f64)
         }
     }
     if !(z.is_finite() && z > 0.0) {
-        return Err(PyValueError::new_err(format!("z must be positive, got {z}")));
+        return Err(PyValueError::new_err(format!(
+            "z must be positive, got {z}"
+        )));
     }
     let rated: Vec<(f64, Rate)> = results
         .iter()

@@ -11,6 +11,7 @@ The reader refuses a damaged file with a ``ValueError`` that says what is wrong.
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -72,14 +73,14 @@ def loads(data: bytes, source: str = "safetensors data") -> dict[str, np.ndarray
         ):
             raise bad(f"tensor {name!r} has a malformed shape or data_offsets")
         begin, end = offsets
-        want = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        want = math.prod(shape) * np.dtype(dtype).itemsize
         if not 0 <= begin <= end <= len(body) or end - begin != want:
             raise bad(
                 f"tensor {name!r} of shape {shape} needs {want} bytes, its offsets "
                 f"[{begin}, {end}) in {len(body)} bytes of data do not fit"
             )
         array = np.frombuffer(body[begin:end], dtype=np.dtype(dtype).newbyteorder("<"))
-        tensors[name] = array.reshape(shape).astype(dtype, copy=True)
+        tensors[name] = array.reshape(tuple(shape)).astype(dtype, copy=True)
     return tensors
 
 
@@ -95,7 +96,7 @@ def dumps(tensors: dict[str, Any]) -> bytes:
     chunks = []
     at = 0
     for name in sorted(tensors):
-        array = np.ascontiguousarray(tensors[name])
+        array = np.asarray(tensors[name], order="C")
         kind = NAMES.get(array.dtype.str.lstrip("<>|="))
         if kind is None:
             raise TypeError(f"tensor {name!r} has dtype {array.dtype}, which safetensors lacks here")
