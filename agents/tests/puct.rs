@@ -227,20 +227,49 @@ fn dealt_self_play_joins_the_workers_in_order_and_stops_at_the_first_error() {
             .collect::<Vec<_>>()
     };
     let mut heard = Vec::new();
-    let two = self_play::play_dealt(&rules, &cfg, 3, 2, 6, 6, evaluators(2, None), &mut |d| {
+    let two = self_play::play_dealt(&rules, &cfg, 3, 2, 0, 6, 6, evaluators(2, None), &mut |d| {
         heard.push(d)
     })
     .unwrap();
     assert!(heard.windows(2).all(|w| w[0] <= w[1]));
-    let one =
-        self_play::play_dealt(&rules, &cfg, 3, 2, 6, 6, evaluators(1, None), &mut |_| {}).unwrap();
+    let one = self_play::play_dealt(
+        &rules,
+        &cfg,
+        3,
+        2,
+        0,
+        6,
+        6,
+        evaluators(1, None),
+        &mut |_| {},
+    )
+    .unwrap();
     assert_eq!(two.south_wins, one.south_wins);
-    assert_eq!(sorted(two.samples), sorted(one.samples));
+    assert_eq!(sorted(two.samples), sorted(one.samples.clone()));
+    // Games 0..3 and 3..6 played apart are the games 0..6.
+    let part = |first, k| {
+        self_play::play_dealt(
+            &rules,
+            &cfg,
+            3,
+            2,
+            first,
+            3,
+            6,
+            evaluators(k, None),
+            &mut |_| {},
+        )
+        .unwrap()
+        .samples
+    };
+    let halves = [part(0, 1), part(3, 2)].concat();
+    assert_eq!(sorted(halves), sorted(one.samples));
     let failed = self_play::play_dealt(
         &rules,
         &cfg,
         3,
         2,
+        0,
         6,
         6,
         evaluators(2, Some(1)),

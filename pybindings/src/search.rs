@@ -552,13 +552,14 @@ type SampleArrays<'py> = (
     u32,
 );
 
-/// Play `games` self-play games of `variant` (see `sowing_agents::puct::self_play`), on
+/// Play self-play games `first_game..first_game + games` of `variant` (see
+/// `sowing_agents::puct::self_play`), on
 /// `threads` workers, `parallel_games` at a time in all; returns their positions as arrays.
 #[pyfunction]
 #[pyo3(signature = (
-    variant, evaluate, games, seed, iteration, simulations, c_puct, dirichlet_alpha,
-    noise_fraction, temperature_plies, opening_plies, value_mix, parallel_games, threads,
-    lookahead
+    variant, evaluate, games, first_game, seed, iteration, simulations, c_puct,
+    dirichlet_alpha, noise_fraction, temperature_plies, opening_plies, value_mix,
+    parallel_games, threads, lookahead
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn self_play<'py>(
@@ -566,6 +567,7 @@ pub fn self_play<'py>(
     variant: &Bound<'py, PyAny>,
     evaluate: &Bound<'py, PyAny>,
     games: &Bound<'py, PyAny>,
+    first_game: &Bound<'py, PyAny>,
     seed: &Bound<'py, PyAny>,
     iteration: &Bound<'py, PyAny>,
     simulations: &Bound<'py, PyAny>,
@@ -582,6 +584,13 @@ pub fn self_play<'py>(
     let rules = rules_arg(variant)?;
     let valuer = Valuer::from_arg(evaluate)?;
     let games = args::int_in(games, "games", 1, MAX_GAMES, "1 to 2**20")? as u32;
+    let first_game = args::int_in(
+        first_game,
+        "first_game",
+        0,
+        i128::from(u32::MAX - games),
+        "0 or more, the last game numbered below 2**32",
+    )? as u32;
     let seed = args::seed(seed)?;
     let iteration = args::int_in(iteration, "iteration", 0, u32::MAX.into(), "0 to 2**32 - 1")?;
     let puct = puct_config(simulations, c_puct, dirichlet_alpha, noise_fraction)?;
@@ -623,6 +632,7 @@ pub fn self_play<'py>(
             &config,
             seed,
             iteration as u32,
+            first_game,
             games,
             parallel_games,
             evaluators,

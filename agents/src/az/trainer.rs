@@ -581,6 +581,7 @@ impl Trainer {
             &self.self_play_config(),
             self.args.seed,
             iteration,
+            0,
             total,
             self.args.parallel_games,
             evaluators,

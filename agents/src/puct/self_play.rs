@@ -164,8 +164,8 @@ pub fn play_games<X>(
     Ok(out)
 }
 
-/// Play games `0..total` of iteration `iteration` on one thread per evaluator: game `g` goes to
-/// worker `g % workers`, each worker plays `parallel_games / workers` (rounded up) at a time
+/// Play games `first..first + total` of iteration `iteration` on one thread per evaluator: the
+/// `k`-th of them goes to worker `k % workers`, each worker plays `parallel_games / workers` (rounded up) at a time
 /// with its own evaluator, and their results are joined worker by worker, so they do not depend
 /// on timing. `waiting` hears the number of games finished while they play, on the
 /// calling thread, every 20 ms. The first error, in worker order, is returned.
@@ -177,6 +177,7 @@ pub fn play_dealt<X: Send, F>(
     config: &SelfPlayConfig,
     seed: u64,
     iteration: u32,
+    first: u32,
     total: u32,
     parallel_games: u32,
     evaluators: Vec<F>,
@@ -193,7 +194,10 @@ where
             .into_iter()
             .enumerate()
             .map(|(w, evaluate)| {
-                let games: Vec<u32> = (w as u32..total).step_by(workers as usize).collect();
+                let games: Vec<u32> = (w as u32..total)
+                    .step_by(workers as usize)
+                    .map(|k| first + k)
+                    .collect();
                 let finished = &finished;
                 scope.spawn(move || {
                     play_games(

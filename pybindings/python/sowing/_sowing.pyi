@@ -326,6 +326,7 @@ def self_play(
     variant: str | Rules,
     evaluate: Any,
     games: int,
+    first_game: int,
     seed: int,
     iteration: int,
     simulations: int,

@@ -185,6 +185,7 @@ def self_play(
     evaluate: Evaluate | LinearEvaluator,
     *,
     games: int,
+    first_game: int = 0,
     seed: int = 0,
     iteration: int = 0,
     simulations: int = 64,
@@ -198,12 +199,15 @@ def self_play(
     threads: int = 1,
     lookahead: bool = True,
 ) -> Samples:
-    """Play ``games`` self-play games of ``variant`` (a preset name or ``sowing.Rules``) as
-    ``sowing train`` does: each from a random opening of 0 to ``opening_plies`` plies, every move
+    """Play ``games`` self-play games of ``variant`` (a preset name or ``sowing.Rules``), numbered
+    from ``first_game``, as ``sowing train`` does: each from a random opening of 0 to ``opening_plies`` plies, every move
     searched with root noise, drawn in proportion to the visits for the first
     ``temperature_plies`` plies and the most visited after. ``parallel_games`` games are played
     at once, their leaves valued together; game ``g`` draws from stream ``(seed, iteration, g)``
-    alone, so the samples are fixed by ``seed`` and ``iteration`` whatever the batch.
+    alone, so a game is fixed by ``seed``, ``iteration`` and its number, whoever plays it (the
+    actors of ``sowing.ray`` play disjoint ranges of numbers), as far as ``evaluate`` gives each
+    leaf the same numbers whatever the batch around it: a Rust evaluator does, while numpy and
+    PyTorch may round a product differently in a batch of another size.
 
     ``threads`` workers (game ``g`` to worker ``g % threads``, each with ``parallel_games /
     threads`` games) call ``evaluate`` from their own threads, so it must be thread-safe
@@ -213,6 +217,7 @@ def self_play(
         variant,
         evaluate,
         games,
+        first_game,
         seed,
         iteration,
         simulations,
