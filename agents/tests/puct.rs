@@ -181,11 +181,8 @@ fn self_play_samples_are_searched_positions_with_their_results() {
         assert_eq!(s.policy.len(), n);
         let legal = &s.input[s.input.len() - n..];
         assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
-        for a in 0..n {
-            assert!(
-                legal[a] == 1.0 || s.policy[a] == 0.0,
-                "a visit to an illegal action"
-            );
+        for (&mask, &p) in legal.iter().zip(&s.policy) {
+            assert!(mask == 1.0 || p == 0.0, "a visit to an illegal action");
         }
         // value_mix 0: the game's result for the mover.
         assert!([-1.0, 0.0, 1.0].contains(&s.value));

@@ -105,13 +105,13 @@ class PolicyValueNet(nn.Module):
         return logits, value
 
     def evaluator(self) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-        """``evaluate(obs, mask)`` for ``sowing.search``: this network without gradients, on its
+        """``evaluate(obs, mask)`` for ``sowing.search``: this network in inference mode, on its
         device, numpy in and out. It reads the network as it is at each call, so a network
         trained on between searches is searched as it now is."""
         device = next(self.parameters()).device
 
         def evaluate(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            with torch.no_grad():
+            with torch.inference_mode():
                 logits, value = self(torch.from_numpy(obs).to(device))
                 return logits.cpu().numpy(), value.cpu().numpy()
 
