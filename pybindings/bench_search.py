@@ -15,8 +15,13 @@ machine's load average, since the machine may be shared.
    `sowing` binary built with the torch feature (`make build`); the comparison is left out,
    saying so, where it is missing.
 3. Ray: self-play positions/s of 2 actors against 1 on a local cluster, the same games (the
-   weights from the object store, the samples back through it). Target: at least 1.6x on two
-   cores. Left out, saying so, where Ray is not installed.
+   weights from the object store, the samples back through it), and the share of the wall time
+   the actors spent playing. Target: at least 1.6x on two cores. Left out, saying so, where Ray
+   is not installed.
+4. What scaling out moves (docs/scaling.md): the learner's AdamW steps/s on one CPU thread at
+   batch 256 and 4096, for the network of en-dodoi-6 (64 wide, 2 blocks) and a larger one
+   (en-dodoi-10, 128 wide, 4 blocks); the bytes of one sample and of the weights, which the
+   object store carries.
 """
 
 from __future__ import annotations
@@ -75,16 +80,19 @@ def python_against_rust(rounds: int) -> tuple[float, float]:
 
     states = positions(256, 1)
     simulations = 64
-    rates = {}
-    for name, leaves in (("python", evaluate), ("rust", LinearEvaluator(policy, value))):
-        search = Search(leaves, simulations=simulations)
-        search(states[:8])
-        times = []
-        for r in range(rounds):
+    searches = {
+        "python": Search(evaluate, simulations=simulations),
+        "rust": Search(LinearEvaluator(policy, value), simulations=simulations),
+    }
+    times: dict[str, list[float]] = {name: [] for name in searches}
+    # Rounds alternate between the two, so that a burst of another job's load hits both alike.
+    for r in range(rounds + 1):
+        for name, search in searches.items():
             start = time.perf_counter()
             search(states, seed=r)
-            times.append(time.perf_counter() - start)
-        rates[name] = len(states) * simulations / median(times)
+            if r > 0:
+                times[name].append(time.perf_counter() - start)
+    rates = {name: len(states) * simulations / median(t) for name, t in times.items()}
     return rates["python"], rates["rust"]
 
 
@@ -138,8 +146,47 @@ def sowing_train(rounds: int, games: int) -> float | None:
     return median(rates)
 
 
-def ray_actors(rounds: int, games: int) -> tuple[float, float] | None:
-    """Self-play positions/s of 1 and of 2 Ray actors, or None without Ray."""
+def _play_share(job: tuple[int, int, int]) -> int:
+    """Self-play of games `first..first + count` with a fresh PyTorch network, in a process of
+    its own; the positions played."""
+    import torch
+
+    from sowing.nn import PolicyValueNet
+
+    first, count, seed = job
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    net = PolicyValueNet(6, hidden=64, blocks=2).eval()
+    samples = self_play(
+        VARIANT, net.evaluator(), games=count, first_game=first, simulations=64,
+        parallel_games=64, seed=seed,
+    )
+    return len(samples)
+
+
+def plain_processes(rounds: int, games: int) -> tuple[float, float]:
+    """The same self-play in 1 and in 2 plain processes, without Ray: what the machine gives two
+    workers now, the ceiling of the Ray figure."""
+    import multiprocessing
+
+    out = []
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.map(_play_share, [(0, 1, 0), (1, 1, 0)])
+        for k in (1, 2):
+            rates = []
+            for r in range(rounds):
+                share = [games * i // k for i in range(k + 1)]
+                jobs = [(share[i], share[i + 1] - share[i], r + 1) for i in range(k)]
+                start = time.perf_counter()
+                count = sum(pool.map(_play_share, jobs))
+                rates.append(count / (time.perf_counter() - start))
+            out.append(median(rates))
+    return out[0], out[1]
+
+
+def ray_actors(rounds: int, games: int) -> tuple[float, float, float] | None:
+    """Self-play positions/s of 1 and of 2 Ray actors, and the share of the 2 actors' wall time
+    spent in self-play; None without Ray."""
     try:
         import ray
 
@@ -154,6 +201,7 @@ def ray_actors(rounds: int, games: int) -> tuple[float, float] | None:
         actors = [train.SelfPlayActor.remote(rules.to_json(), args) for _ in range(2)]
         ray.get([a.play.remote(weights, 0, 0, 2)[1] for a in actors])
         out = []
+        busy = []
         for k in (1, 2):
             rates = []
             for r in range(rounds):
@@ -164,10 +212,13 @@ def ray_actors(rounds: int, games: int) -> tuple[float, float] | None:
                     for i in range(k)
                 ]
                 parts = ray.get([part for part, _ in played])
+                wall = time.perf_counter() - start
+                reports = ray.get([report for _, report in played])
                 count = sum(len(p["value"]) for p in parts)
-                rates.append(count / (time.perf_counter() - start))
+                rates.append(count / wall)
+                busy.append(np.mean([rep["seconds"] for rep in reports]) / wall)
             out.append(median(rates))
-        return out[0], out[1]
+        return out[0], out[1], median(busy[rounds:])
     finally:
         ray.shutdown()
 
@@ -176,7 +227,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--games", type=int, default=256, help="self-play games per round")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["leaves", "torch", "ray"])
+    parser.add_argument("--skip", nargs="*", default=[], choices=["leaves", "torch", "ray", "learner"])
     a = parser.parse_args()
     print(f"{os.cpu_count()} cores; load average at start {load()}; medians of {a.rounds} rounds")
     failed = False
@@ -211,15 +262,73 @@ def main() -> int:
         if rated is None:
             print("3. Ray: not installed (pip install 'sowing[ray]'), left out")
         else:
-            one, two = rated
+            one, two, busy = rated
             ok = two >= 1.6 * one
             failed |= not ok
             print(
                 f"3. Ray self-play, 64 simulations: 1 actor {one:,.0f} positions/s, 2 actors "
                 f"{two:,.0f} positions/s: {two / one:.2f}x (target >= 1.6) "
-                f"{'ok' if ok else 'MISSED'} [load {load()}]"
+                f"{'ok' if ok else 'MISSED'}; the 2 actors played {busy:.0%} of the wall time "
+                f"[load {load()}]"
             )
+            alone, pair = plain_processes(a.rounds, a.games)
+            print(
+                f"   the same self-play in plain processes, no Ray: 1 process {alone:,.0f} "
+                f"positions/s, 2 processes {pair:,.0f}: {pair / alone:.2f}x, what this machine "
+                f"gives two workers now [load {load()}]"
+            )
+    if "learner" not in a.skip:
+        for line in learner_figures(a.rounds):
+            print(line)
     return 1 if failed else 0
+
+
+def learner_figures(rounds: int) -> list[str]:
+    """The learner's steps/s and the sizes the object store carries."""
+    import torch
+
+    from sowing import _safetensors
+    from sowing.nn import PolicyValueNet, state_dict_arrays
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    lines = []
+    for variant, holes, hidden, blocks in (("en-dodoi-6", 6, 64, 2), ("en-dodoi-10", 10, 128, 4)):
+        net = PolicyValueNet(holes, hidden, blocks)
+        optimizer = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+        d = net.input.in_features
+        rates = []
+        for batch in (256, 4096):
+            x = torch.rand(batch, d)
+            x[:, -holes:] = 1
+            target = torch.softmax(torch.rand(batch, holes), -1)
+            value = torch.rand(batch) * 2 - 1
+
+            def step() -> None:
+                logits, v = net(x)
+                loss = -(target * torch.log_softmax(logits, -1)).sum(-1).mean()
+                loss = loss + (v - value).square().mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+            step()
+            times = []
+            for _ in range(rounds):
+                steps = 20 if batch == 256 else 4
+                start = time.perf_counter()
+                for _ in range(steps):
+                    step()
+                times.append((time.perf_counter() - start) / steps)
+            rates.append(1 / median(times))
+        weights = len(_safetensors.dumps(state_dict_arrays(net)))
+        sample = 4 * (d + holes + 1)
+        lines.append(
+            f"4. learner, {variant} network ({hidden} wide, {blocks} blocks), one CPU thread: "
+            f"{rates[0]:,.0f} steps/s at batch 256, {rates[1]:,.0f} at batch 4096; a sample is "
+            f"{sample} bytes, the weights {weights:,} bytes [load {load()}]"
+        )
+    return lines
 
 
 if __name__ == "__main__":
