@@ -54,6 +54,10 @@ const MAX_OPENING: i128 = 100;
 /// action of the leaf it expands.
 const TREE_BYTES_PER_SIMULATION: usize = 64 * MAX_HOLES;
 
+/// Plies of a self-play game reckoned when checking the memory its samples need: twice the
+/// usual length.
+const TYPICAL_PLIES: usize = 120;
+
 /// Stack a search needs: it does not recurse, but the Python function it calls may.
 const SEARCH_STACK: usize = 1 << 20;
 
@@ -614,6 +618,12 @@ pub fn self_play<'py>(
     let holes = rules.holes();
     valuer.check(holes, lookahead)?;
     check_tree_memory(parallel_games as usize, puct.simulations)?;
+    // The samples, reckoning `TYPICAL_PLIES` positions per game.
+    let row = 4 * (input_len(holes, lookahead) + holes + 2) + holes + 8;
+    memory::check(
+        (games as usize).saturating_mul(TYPICAL_PLIES * row),
+        &format!("the samples of {games} self-play games"),
+    )?;
     let config = SelfPlayConfig {
         puct,
         temperature_plies,

@@ -242,6 +242,11 @@ def test_bad_states_and_evaluators_are_refused():
         LinearEvaluator(np.full_like(POLICY, np.inf), VALUE)
 
 
+def test_trees_beyond_memory_are_refused_before_they_grow():
+    with pytest.raises(MemoryError, match="searching 1048576 trees"):
+        self_play("en-dodoi-6", linear_numpy, games=1, parallel_games=2**20, simulations=10**6)
+
+
 def test_the_gil_is_free_while_the_trees_grow():
     evaluate = LinearEvaluator(POLICY, VALUE)
     states = positions(64, seed=5)
@@ -371,10 +376,16 @@ def test_ctrl_c_stops_self_play_on_worker_threads():
         time.sleep(0.002)
         return linear_numpy(obs, mask)
 
+    # Python's own handler, even where the test runs with SIGINT ignored (started in the
+    # background by a shell).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     start = time.perf_counter()
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        self_play("en-dodoi-6", slow, games=10_000, simulations=64, threads=2)
-    timer.join()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            self_play("en-dodoi-6", slow, games=2000, simulations=64, threads=2)
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - start < 3.0

@@ -133,7 +133,10 @@ class PolicyValueNet(nn.Module):
                     f"weight {name} has shape {list(array.shape)}, the network's "
                     f"{list(own[name].shape)}"
                 )
-        self.load_state_dict({k: torch.from_numpy(np.asarray(v, np.float32)) for k, v in arrays.items()})
+        # Copied: arrays from Ray's object store are read-only views of shared memory.
+        self.load_state_dict(
+            {k: torch.tensor(np.asarray(v), dtype=torch.float32) for k, v in arrays.items()}
+        )
 
 
 def state_dict_arrays(net: nn.Module) -> dict[str, np.ndarray]:

@@ -394,7 +394,13 @@ def rate(
         raise ValueError(f"baseline_elo has no rating for {', '.join(missing)}")
     results = [
         play_match(
-            agent, b, variant, games=games, seed=seed + 1 + i, opening=opening, threads=threads
+            agent,
+            b,
+            variant,
+            games=games,
+            seed=(seed + 1 + i) % 2**64,
+            opening=opening,
+            threads=threads,
         )
         for i, b in enumerate(baselines)
     ]

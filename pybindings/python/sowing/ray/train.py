@@ -396,7 +396,7 @@ def evaluate(
         rules,
         baselines=baselines,
         games=args.eval_games,
-        seed=args.seed * 1_000_003 + iteration,
+        seed=(args.seed * 1_000_003 + iteration) % 2**64,
         opening=args.eval_opening,
         threads=1,
         baseline_elo=baseline_elo,
