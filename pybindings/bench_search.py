@@ -146,6 +146,22 @@ def sowing_train(rounds: int, games: int) -> float | None:
     return median(rates)
 
 
+def _spin(seconds: float) -> int:
+    """Count loops of pure Python for `seconds`: CPU time and nothing else."""
+    start = time.perf_counter()
+    loops = 0
+    while time.perf_counter() - start < seconds:
+        loops += 1
+    return loops
+
+
+def _warm() -> None:
+    """Import what a self-play job needs, so that no timed job pays for it."""
+    import torch  # noqa: F401
+
+    import sowing.nn  # noqa: F401
+
+
 def _play_share(job: tuple[int, int, int]) -> int:
     """Self-play of games `first..first + count` with a fresh PyTorch network, in a process of
     its own; the positions played."""
@@ -164,14 +180,15 @@ def _play_share(job: tuple[int, int, int]) -> int:
     return len(samples)
 
 
-def plain_processes(rounds: int, games: int) -> tuple[float, float]:
-    """The same self-play in 1 and in 2 plain processes, without Ray: what the machine gives two
-    workers now, the ceiling of the Ray figure."""
+def plain_processes(rounds: int, games: int) -> tuple[float, float, float]:
+    """The same self-play in 1 and in 2 plain processes, without Ray, and a loop of pure Python
+    in 2 processes against 1: what the machine gives two workers now, the ceiling of the Ray
+    figure."""
     import multiprocessing
 
     out = []
-    with multiprocessing.get_context("spawn").Pool(2) as pool:
-        pool.map(_play_share, [(0, 1, 0), (1, 1, 0)])
+    with multiprocessing.get_context("spawn").Pool(2, initializer=_warm) as pool:
+        spin = [sum(pool.map(_spin, [2.0] * k)) for k in (1, 2)]
         for k in (1, 2):
             rates = []
             for r in range(rounds):
@@ -181,7 +198,7 @@ def plain_processes(rounds: int, games: int) -> tuple[float, float]:
                 count = sum(pool.map(_play_share, jobs))
                 rates.append(count / (time.perf_counter() - start))
             out.append(median(rates))
-    return out[0], out[1]
+    return out[0], out[1], spin[1] / spin[0]
 
 
 def ray_actors(rounds: int, games: int) -> tuple[float, float, float] | None:
@@ -271,11 +288,12 @@ def main() -> int:
                 f"{'ok' if ok else 'MISSED'}; the 2 actors played {busy:.0%} of the wall time "
                 f"[load {load()}]"
             )
-            alone, pair = plain_processes(a.rounds, a.games)
+            alone, pair, spin = plain_processes(a.rounds, a.games)
             print(
                 f"   the same self-play in plain processes, no Ray: 1 process {alone:,.0f} "
-                f"positions/s, 2 processes {pair:,.0f}: {pair / alone:.2f}x, what this machine "
-                f"gives two workers now [load {load()}]"
+                f"positions/s, 2 processes {pair:,.0f}: {pair / alone:.2f}x; a loop of pure "
+                f"Python in 2 processes: {spin:.2f}x one. What this machine gives two workers "
+                f"now [load {load()}]"
             )
     if "learner" not in a.skip:
         for line in learner_figures(a.rounds):
