@@ -60,9 +60,10 @@ demo: build
 	@echo "plots:  $(DEMO_RUN)/learning-curve.png (.svg), $(DEMO_RUN)/win-rates.png (.svg)"
 	./target/release/sowing compare --variants all --budget 60s --seed 0 --out runs/demo-compare
 
-bench: python
+bench: build python
 	$(CARGO) bench --workspace
 	$(VPY) pybindings/bench.py
+	$(VPY) pybindings/bench_search.py
 
 lint:
 	$(CARGO) fmt --all -- --check

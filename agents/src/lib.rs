@@ -2,10 +2,12 @@
 //!
 //! Players for the sowing games, built on `sowing-env`: the [`Agent`] trait, the search
 //! baselines (random, greedy, alpha-beta, MCTS), agent specs ([`from_spec`]), the [`Evaluator`]
-//! trait that lets a network replace random rollouts, an exact endgame [`Solver`], the [`arena`]
-//! that plays them against each other, their [`accuracy`] on exactly labelled positions, and
-//! match play ([`series`]): a series of games to `N` wins, with its probability worked out
-//! exactly from the players' chances in one game.
+//! trait that lets a network replace random rollouts, the batched PUCT search and self-play of
+//! [`puct`] with the network input of [`features`] (any evaluator: the tch network of the
+//! trainer, or a Python one), an exact endgame [`Solver`], the [`arena`] that plays them against
+//! each other, their [`accuracy`] on exactly labelled positions, and match play ([`series`]): a
+//! series of games to `N` wins, with its probability worked out exactly from the players' chances
+//! in one game.
 
 pub mod accuracy;
 mod agent;
@@ -15,12 +17,14 @@ pub mod arena;
 pub mod az;
 mod budget;
 mod evaluator;
+pub mod features;
 mod greedy;
 mod hash;
 pub mod matches;
 mod mcts;
 pub mod memory;
 pub mod positions;
+pub mod puct;
 mod random;
 pub mod series;
 mod solver;
@@ -38,7 +42,9 @@ pub use evaluator::{Evaluation, Evaluator, Rollout};
 pub use greedy::Greedy;
 pub use mcts::{EXPLORATION, MAX_SIMULATIONS, Mcts, MctsInfo};
 pub use random::RandomAgent;
-pub use solver::{Proof, Solver};
+pub use solver::{
+    MAX_SOLVER_NODES, Proof, SOLVER_DEPTH, SOLVER_NODES, SOLVER_SEEDS, SOLVER_TABLE_BITS, Solver,
+};
 pub use spec::{FORMS, SpecError, from_spec, parse_budget};
 pub use stop::Stop;
 pub use streams::stream;

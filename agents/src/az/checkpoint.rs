@@ -4,6 +4,8 @@
 //! - `meta.json`: format and version, the iteration, the rules, the network shape, the run's
 //!   arguments, the metrics of every iteration so far, and the size and FNV-1a hash of each file;
 //! - `weights.ot`: the network's variables (`VarStore::save`);
+//! - `weights.safetensors`: the same variables as safetensors, by the same names, for readers
+//!   without libtorch's C++ format (the Python package's `sowing.nn`);
 //! - `trainer.ot`: what resuming needs beyond the weights (optimiser moments, replay buffer);
 //!   only the newest iteration keeps it.
 //!
@@ -38,6 +40,8 @@ pub const VERSION: u32 = 1;
 pub const META: &str = "meta.json";
 /// The weights file of a checkpoint.
 pub const WEIGHTS: &str = "weights.ot";
+/// The weights of a checkpoint as safetensors.
+pub const SAFETENSORS: &str = "weights.safetensors";
 /// The optimiser and replay state of a checkpoint.
 pub const TRAINER: &str = "trainer.ot";
 /// The lock file of a run directory (see [`RunLock`]).
@@ -333,6 +337,51 @@ pub fn save_tensors(path: &Path, tensors: &[(&str, &Tensor)]) -> Result<(), Chec
     write_file(path, &bytes)
 }
 
+/// Write named `f32` tensors to the file `path` in the safetensors format (an 8-byte length, a
+/// JSON header naming each tensor's type, shape and byte range, then the raw little-endian
+/// data), built in memory and written by [`write_file`], so that readers without libtorch (the
+/// Python package) can load the weights.
+pub fn save_safetensors(path: &Path, tensors: &[(&str, &Tensor)]) -> Result<(), CheckpointError> {
+    let mut header = serde_json::Map::new();
+    let mut data: Vec<u8> = Vec::new();
+    for (name, tensor) in tensors {
+        let values: Vec<f32> = Vec::try_from(
+            tensor
+                .to_device(tch::Device::Cpu)
+                .to_kind(tch::Kind::Float)
+                .flatten(0, -1),
+        )
+        .map_err(|e| {
+            CheckpointError::Io(
+                path.to_owned(),
+                std::io::Error::other(format!("tensor {name} cannot be read: {e}")),
+            )
+        })?;
+        let start = data.len();
+        for v in values {
+            data.extend_from_slice(&v.to_le_bytes());
+        }
+        header.insert(
+            (*name).to_string(),
+            serde_json::json!({
+                "dtype": "F32",
+                "shape": tensor.size(),
+                "data_offsets": [start, data.len()],
+            }),
+        );
+    }
+    let mut json = serde_json::to_vec(&header).expect("a header serialises");
+    // The data starts 8-byte aligned, as the format recommends.
+    while json.len() % 8 != 0 {
+        json.push(b' ');
+    }
+    let mut bytes = Vec::with_capacity(8 + json.len() + data.len());
+    bytes.extend_from_slice(&(json.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&json);
+    bytes.extend_from_slice(&data);
+    write_file(path, &bytes)
+}
+
 /// Write a checkpoint folder atomically: `write_files` fills a temporary folder, the digests of
 /// what it wrote go into `meta.json`, and the folder is renamed to `iter-NNNNNN`. The previous
 /// iteration's `trainer.ot` is then removed (only the newest is needed to resume). When a write
@@ -376,7 +425,7 @@ fn fill<A: Serialize, M: Serialize>(
 ) -> Result<(), CheckpointError> {
     write_files(tmp)?;
     meta.files.clear();
-    for name in [WEIGHTS, TRAINER] {
+    for name in [WEIGHTS, SAFETENSORS, TRAINER] {
         let file = tmp.join(name);
         if file.is_file() {
             meta.files.insert(name.to_string(), digest(&file)?);

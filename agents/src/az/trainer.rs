@@ -8,20 +8,23 @@
 
 use crate::accuracy::{self, Kept};
 use crate::az::adam::AdamW;
-use crate::az::checkpoint::{self, CheckpointError, FileDigest, Meta, RunLock, TRAINER, WEIGHTS};
-use crate::az::network::{NetConfig, PolicyValueNet, encode_input};
-use crate::az::puct::{BatchSearch, PuctConfig};
+use crate::az::checkpoint::{
+    self, CheckpointError, FileDigest, Meta, RunLock, SAFETENSORS, TRAINER, WEIGHTS,
+};
+use crate::az::network::{NetConfig, PolicyValueNet};
+use crate::az::puct::PuctConfig;
+use crate::az::puct::self_play::{self, SELF_PLAY, SelfPlayConfig, stream};
 use crate::az::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::az::replay::{ReplayBuffer, Sample};
+use crate::evaluator::Evaluator;
 use crate::memory::{self, MAX_THREADS};
 use crate::positions::PositionSet;
 use crate::stats::{Rate, rate_against};
-use crate::streams;
-use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sowing_env::{Outcome, Rules, State, random_opening};
+use sowing_env::Rules;
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tch::{Device, Kind, Tensor, nn};
@@ -456,27 +459,9 @@ pub struct Trainer {
     _lock: RunLock,
 }
 
-/// The random stream for `purpose` in iteration `iteration`, lane `lane` (a game, say).
-fn stream(seed: u64, purpose: u64, iteration: u32, lane: u32) -> ChaCha8Rng {
-    streams::stream(
-        seed,
-        purpose.wrapping_mul(0x9e37_79b9_7f4a_7c15),
-        u64::from(iteration) << 32 | u64::from(lane),
-    )
-}
-
-const SELF_PLAY: u64 = 1;
 const TRAINING: u64 = 2;
 const EVALUATION: u64 = 3;
 const ACCURACY: u64 = 4;
-
-/// One self-play game in progress.
-struct Game {
-    state: State,
-    rng: ChaCha8Rng,
-    /// Per position: network input, search policy, root value, and the mover.
-    positions: Vec<(Vec<f32>, Vec<f32>, f32, sowing_env::Player)>,
-}
 
 impl Trainer {
     /// A new run: fresh weights seeded by `args.seed`. Refuses a directory that already holds one.
@@ -753,59 +738,59 @@ impl Trainer {
         let started = Instant::now();
         let total = self.args.games_per_iteration;
         let workers = (self.args.threads() as u32).clamp(1, total);
-        let slots = self.args.parallel_games.div_ceil(workers).max(1);
-        let mut nets = Vec::new();
+        let mut evaluators = Vec::new();
         for _ in 0..workers {
             let mut vs = nn::VarStore::new(self.vs.device());
-            let net = PolicyValueNet::new(&vs.root(), self.net.config());
+            let mut net = PolicyValueNet::new(&vs.root(), self.net.config());
             vs.copy(&self.vs)
                 .expect("a network copies into one of its own shape");
-            nets.push((vs, net));
+            // The network draws nothing from the stream; it is there for the trait.
+            let mut eval_rng = stream(self.args.seed, SELF_PLAY, iteration, u32::MAX);
+            evaluators.push(move |states: &[sowing_env::State], out: &mut [_]| {
+                // The worker owns the copy's variables as long as it plays with them.
+                let _variables = &vs;
+                net.evaluate_batch(states, &mut eval_rng, out);
+                Ok::<(), Infallible>(())
+            });
         }
-        let finished = std::sync::atomic::AtomicU32::new(0);
         progress(Progress::SelfPlay(0, total));
-        let outputs: Vec<WorkerGames> = std::thread::scope(|scope| {
-            let handles: Vec<_> = nets
-                .into_iter()
-                .enumerate()
-                .map(|(w, (vs, mut net))| {
-                    let games: Vec<u32> = (w as u32..total).step_by(workers as usize).collect();
-                    let (args, rules, finished) = (&self.args, &self.rules, &finished);
-                    scope.spawn(move || {
-                        let out =
-                            play_games(&mut net, args, rules, iteration, &games, slots, finished);
-                        drop(vs);
-                        out
-                    })
-                })
-                .collect();
-            while !handles.iter().all(|h| h.is_finished()) {
-                std::thread::sleep(std::time::Duration::from_millis(100));
-                progress(Progress::SelfPlay(
-                    finished.load(std::sync::atomic::Ordering::Relaxed),
-                    total,
-                ));
-            }
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a self-play worker panicked"))
-                .collect()
-        });
-        let (mut positions, mut south_wins) = (0u64, 0u32);
-        for out in outputs {
-            positions += out.samples.len() as u64;
-            south_wins += out.south_wins;
-            for sample in &out.samples {
-                self.buffer.push(sample);
-            }
+        let Ok(played) = self_play::play_dealt(
+            &self.rules,
+            &self.self_play_config(),
+            self.args.seed,
+            iteration,
+            0,
+            total,
+            self.args.parallel_games,
+            evaluators,
+            &mut |done| progress(Progress::SelfPlay(done, total)),
+        );
+        let positions = played.samples.len() as u64;
+        for sample in played.samples {
+            self.buffer.push(&Sample {
+                input: sample.input,
+                policy: sample.policy,
+                value: sample.value,
+            });
         }
         progress(Progress::SelfPlay(total, total));
         (
             total,
             positions,
-            south_wins,
+            played.south_wins,
             started.elapsed().as_secs_f64(),
         )
+    }
+
+    /// How self-play searches and chooses its moves.
+    fn self_play_config(&self) -> SelfPlayConfig {
+        SelfPlayConfig {
+            puct: self.args.puct(self.args.simulations),
+            temperature_plies: self.args.temperature_plies,
+            opening_plies: self.args.opening_plies,
+            value_mix: self.args.value_mix,
+            lookahead: self.args.lookahead,
+        }
     }
 
     /// Train on the replay buffer: `positions * sample_reuse / batch_size` AdamW steps. Returns
@@ -966,106 +951,11 @@ impl Trainer {
         let state: Vec<(&str, &Tensor)> = state.iter().map(|(n, t)| (n.as_str(), t)).collect();
         let path = checkpoint::write(&self.dir, &mut meta, |tmp| {
             checkpoint::save_tensors(&tmp.join(WEIGHTS), &weights)?;
+            checkpoint::save_safetensors(&tmp.join(SAFETENSORS), &weights)?;
             checkpoint::save_tensors(&tmp.join(TRAINER), &state)
         })?;
         Ok(path)
     }
-}
-
-/// What one self-play worker played.
-struct WorkerGames {
-    /// Training samples of its games, game by game in the order they ended.
-    samples: Vec<Sample>,
-    /// Games South won.
-    south_wins: u32,
-}
-
-/// Play self-play games `games` (ids, which fix their random streams), `slots` at a time with
-/// their leaves evaluated together, counting finished games in `finished`.
-fn play_games(
-    net: &mut PolicyValueNet,
-    args: &Args,
-    rules: &Rules,
-    iteration: u32,
-    games: &[u32],
-    slots: u32,
-    finished: &std::sync::atomic::AtomicU32,
-) -> WorkerGames {
-    let config = args.puct(args.simulations);
-    let n = rules.holes();
-    let net_config = net.config();
-    let input_len = net_config.input_len();
-    let mut search = BatchSearch::new();
-    let mut eval_rng = stream(args.seed, SELF_PLAY, iteration, u32::MAX);
-    let new_game = |g: u32| {
-        let mut rng = stream(args.seed, SELF_PLAY, iteration, g);
-        let plies = rng.random_range(0..=args.opening_plies);
-        Game {
-            state: random_opening(rules, plies, &mut rng),
-            rng,
-            positions: Vec::new(),
-        }
-    };
-    let mut queue = games.iter().copied();
-    let mut active: Vec<Game> = queue.by_ref().take(slots as usize).map(new_game).collect();
-    let mut out = WorkerGames {
-        samples: Vec::new(),
-        south_wins: 0,
-    };
-    while !active.is_empty() {
-        let roots: Vec<State> = active.iter().map(|g| g.state).collect();
-        let mut rngs: Vec<ChaCha8Rng> = active.iter().map(|g| g.rng.clone()).collect();
-        let results = search.search(&roots, &config, net, &mut rngs, &mut eval_rng);
-        let mut done = Vec::new();
-        for (i, (game, result)) in active.iter_mut().zip(&results).enumerate() {
-            game.rng = rngs[i].clone();
-            let mut input = vec![0.0f32; input_len];
-            encode_input(&game.state, net_config.lookahead, &mut input);
-            let visits: u32 = result.visits.iter().sum();
-            let policy: Vec<f32> = result.visits[..n]
-                .iter()
-                .map(|&v| v as f32 / visits.max(1) as f32)
-                .collect();
-            game.positions
-                .push((input, policy, result.value, game.state.to_move()));
-            let action = if game.state.ply() < args.temperature_plies {
-                result.sample_action(&mut game.rng)
-            } else {
-                result.best_action()
-            };
-            game.state = game.state.play_unchecked(action);
-            if !game.state.is_over() {
-                continue;
-            }
-            let outcome = game.state.outcome();
-            if outcome == Outcome::Won(sowing_env::Player::South) {
-                out.south_wins += 1;
-            }
-            let mix = args.value_mix;
-            for (input, policy, root_value, mover) in game.positions.drain(..) {
-                let z = outcome.reward(mover);
-                out.samples.push(Sample {
-                    input,
-                    policy,
-                    value: (1.0 - mix) * z + mix * root_value,
-                });
-            }
-            finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            done.push(i);
-        }
-        // Finished games make room for new ones, in slot order; slots left over close.
-        let mut closed = Vec::new();
-        for i in done {
-            match queue.next() {
-                Some(g) => active[i] = new_game(g),
-                None => closed.push(i),
-            }
-        }
-        for i in closed.into_iter().rev() {
-            active.remove(i);
-        }
-    }
-    out
 }
 
 /// Whether `a` and `b` name the same folder (one may be relative, or reached by a link).

@@ -290,3 +290,91 @@ class Tablebase:
     def path(self) -> pathlib.Path | None:
         """The file the table was read from or last written to."""
     def __len__(self) -> int: ...
+
+# The batched search of sowing.search (see search.py for the documented wrappers).
+
+class LinearEvaluator:
+    """A linear policy ``obs @ policy`` and value ``tanh(obs @ value)`` evaluated in Rust."""
+
+    def __new__(cls, policy: Any, value: Any, lookahead: bool = True) -> Self: ...
+    @property
+    def holes(self) -> int: ...
+    @property
+    def lookahead(self) -> bool: ...
+
+class Search:
+    def __new__(
+        cls,
+        evaluate: Any,
+        simulations: int,
+        c_puct: float,
+        dirichlet_alpha: float,
+        noise_fraction: float,
+        lookahead: bool,
+    ) -> Self: ...
+    def run(
+        self, states: list[State], seed: int, trees: list[int] | None = None
+    ) -> tuple[
+        npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.int64]
+    ]: ...
+    def clear(self) -> None: ...
+
+class NetworkAgent:
+    def __new__(
+        cls,
+        name: str,
+        evaluate: Any,
+        holes: int,
+        simulations: int,
+        c_puct: float,
+        lookahead: bool,
+        solver_nodes: int,
+        seed: int,
+    ) -> Self: ...
+    def choose(self, state: State) -> int: ...
+    def seed(self, seed: int) -> None: ...
+    def new_game(self) -> None: ...
+    @property
+    def current_seed(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    def __call__(self, state: State) -> int: ...
+
+def self_play(
+    variant: str | Rules,
+    evaluate: Any,
+    games: int,
+    first_game: int,
+    seed: int,
+    iteration: int,
+    simulations: int,
+    c_puct: float,
+    dirichlet_alpha: float,
+    noise_fraction: float,
+    temperature_plies: int,
+    opening_plies: int,
+    value_mix: float,
+    parallel_games: int,
+    threads: int,
+    lookahead: bool,
+) -> tuple[
+    npt.NDArray[np.float32],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.float32],
+    npt.NDArray[np.float32],
+    npt.NDArray[np.int64],
+    int,
+]: ...
+def network_match(
+    variant: str | Rules,
+    agent: NetworkAgent,
+    opponent: str,
+    games: int,
+    seed: int,
+    opening: int,
+    threads: int,
+) -> tuple[int, int, int]: ...
+def rate_round_robin(
+    variant: str | Rules, names: list[str], games: int, seed: int, opening: int, threads: int
+) -> list[float]: ...
+def elo_against(results: list[tuple[float, float, int]], z: float) -> tuple[float, float]: ...

@@ -1,7 +1,8 @@
 """The search agents of the Rust crate ``sowing-agents``, for opponents and baselines.
 
 ``from_spec("mcts:1000")`` makes any agent from its spec (``random``, ``greedy``,
-``alphabeta:DEPTH``, ``alphabeta:500ms``, ``mcts:SIMULATIONS``, ``mcts:200ms``);
+``alphabeta:DEPTH``, ``alphabeta:500ms``, ``mcts:SIMULATIONS``, ``mcts:200ms``, and
+``az:PATH`` for a network trained by ``sowing train``, played through ``sowing.nn``);
 ``AlphaBeta(depth=6)``, ``MCTS(simulations=1000)``, ``Greedy()`` and ``Random()`` are the same
 agents by keyword. ``agent.choose(state)`` returns a legal action; the search runs in Rust with
 the GIL released, and Ctrl-C stops it within a few hundredths of a second
@@ -52,11 +53,17 @@ __all__ = [
 
 def forms() -> list[str]:
     """The forms an agent spec may take."""
-    return agent_forms()
+    return [*agent_forms(), "az:PATH, az:PATH:SIMS, az:PATH[:SIMS]:solver=NODES (a trained network; needs torch)"]
 
 
 def from_spec(spec: str, seed: int = 0) -> Agent:
-    """The agent that ``spec`` names; a malformed spec raises ``ValueError`` listing the forms."""
+    """The agent that ``spec`` names; a malformed spec raises ``ValueError`` listing the forms.
+    ``az:PATH[:SIMS][:solver=NODES]`` is a checkpoint of ``sowing train`` played by its network in
+    PyTorch (``sowing.nn.agent``; needs torch)."""
+    if isinstance(spec, str) and spec.startswith("az:"):
+        from . import nn
+
+        return nn.agent(spec, seed)
     return Agent(spec, seed)
 
 
