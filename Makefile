@@ -33,6 +33,7 @@ build: venv
 test: venv python
 	$(CARGO) test --workspace
 	$(TORCH_ENV) $(CARGO) test -p sowing-agents --features torch --lib --test 'az_*'
+	$(TORCH_ENV) $(CARGO) test -p sowing-experiments --features torch --bin sowing
 	$(VPY) -m pytest -q pybindings/tests
 
 # The main job: train an AlphaZero-style agent on en-dodoi-6 for ten minutes (a fresh run in
@@ -59,9 +60,10 @@ demo: build
 	@echo "plots:  $(DEMO_RUN)/learning-curve.png (.svg), $(DEMO_RUN)/win-rates.png (.svg)"
 	./target/release/sowing compare --variants all --budget 60s --seed 0 --out runs/demo-compare
 
-bench: python
+bench: build python
 	$(CARGO) bench --workspace
 	$(VPY) pybindings/bench.py
+	$(VPY) pybindings/bench_search.py
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -3,10 +3,14 @@
 //! and Bradley-Terry ratings as Elo. Results are fixed by the seed whatever the threads.
 
 use crate::matches::{self, Factory, GameResult, Match, MatchError, Pairing, Salts, Seat};
+use crate::memory::{self, TooLarge};
 use crate::spec::from_spec;
 use crate::stats::{PairCount, Rating, ratings, wilson};
 use serde::Serialize;
 use sowing_env::{GameRecord, Rules};
+
+/// The most agents in one arena: every pair of them meets.
+pub const MAX_AGENTS: usize = 100;
 
 /// Bootstrap resamples behind the rating intervals.
 const BOOTSTRAP: usize = 1000;
@@ -172,6 +176,7 @@ pub fn play_with(
             factory,
         })
         .collect();
+    matches::check_openings(&m)?;
     let played = matches::play(&m, &mut seats, &mut |g| on_game(g))?;
     let plies: u64 = played.tallies.iter().map(|t| t.plies).sum();
     let counts: Vec<(PairCount, u32)> = m
@@ -192,6 +197,13 @@ fn check(config: &ArenaConfig) -> Result<(), ArenaError> {
             config.agents.len()
         )));
     }
+    if config.agents.len() > MAX_AGENTS {
+        return Err(ArenaError::Config(format!(
+            "an arena of {} agents is too large: at most {MAX_AGENTS} ({} pairings)",
+            config.agents.len(),
+            MAX_AGENTS * (MAX_AGENTS - 1) / 2
+        )));
+    }
     for (i, spec) in config.agents.iter().enumerate() {
         if config.agents[..i].contains(spec) {
             return Err(ArenaError::Config(format!(
@@ -205,6 +217,25 @@ fn check(config: &ArenaConfig) -> Result<(), ArenaError> {
             config.games
         )));
     }
+    let pairings = config.pairings().len() as u64;
+    memory::check(
+        &format!(
+            "{} games per pairing ({} games in all)",
+            config.games,
+            pairings * u64::from(config.games)
+        ),
+        pairings * u64::from(config.games),
+        matches::bytes_per_game(config.keep_records, false),
+        0,
+        "games per pairing",
+    )
+    .map_err(|e| {
+        ArenaError::TooLarge(TooLarge {
+            // Games per pairing, an even number.
+            largest_fit: e.largest_fit.map(|f| f / pairings / 2 * 2),
+            ..e
+        })
+    })?;
     Ok(())
 }
 
@@ -375,7 +406,7 @@ impl ArenaReport {
 }
 
 /// The preset name of `rules`, or `custom`.
-fn rules_name(rules: &Rules) -> &'static str {
+pub fn rules_name(rules: &Rules) -> &'static str {
     sowing_env::PRESETS
         .iter()
         .find(|name| Rules::preset(name).is_ok_and(|r| r == *rules))

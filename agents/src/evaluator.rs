@@ -14,6 +14,33 @@ pub struct Evaluation {
     pub value: f32,
 }
 
+impl Evaluation {
+    /// The evaluation of a network's output: priors the softmax of `logits` over the actions
+    /// whose bit is set in `legal` (the others get exactly zero, whatever their logit), and
+    /// `value`. Logits of legal actions should be finite: an infinite or NaN one spoils them all.
+    pub fn from_logits(logits: &[f32], legal: u16, value: f32) -> Evaluation {
+        let mut priors = [0.0f32; MAX_HOLES];
+        let is_legal = |a: usize| legal >> a & 1 == 1;
+        let top = (0..logits.len().min(MAX_HOLES))
+            .filter(|&a| is_legal(a))
+            .map(|a| logits[a])
+            .fold(f32::NEG_INFINITY, f32::max);
+        let mut total = 0.0f32;
+        for (a, p) in priors.iter_mut().enumerate().take(logits.len()) {
+            if is_legal(a) {
+                *p = (logits[a] - top).exp();
+                total += *p;
+            }
+        }
+        if total > 0.0 {
+            for p in &mut priors {
+                *p /= total;
+            }
+        }
+        Evaluation { priors, value }
+    }
+}
+
 /// Values leaves for a search.
 pub trait Evaluator: Send {
     /// Evaluate `state`, which is not over.

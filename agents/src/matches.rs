@@ -17,6 +17,7 @@
 //! them is to move, then the agents in the others, spread over the threads.
 
 use crate::agent::Agent;
+use crate::memory;
 use crate::spec::SpecError;
 use crate::stats::{PairCount, Rate};
 use crate::streams::stream;
@@ -132,7 +133,8 @@ pub struct Match {
     /// The salts of its streams.
     pub salts: Salts,
     /// Uniformly random moves played before the players take over. An opening that ends the game
-    /// is drawn again (a few times; then a shorter one is kept).
+    /// is drawn again (up to 64 times; then it is cut to the longest start of the last draw that
+    /// leaves the game going). [`check_openings`] refuses a match where that would happen.
     pub opening_plies: u32,
     /// Who meets whom, in which games.
     pub pairings: Vec<Pairing>,
@@ -149,6 +151,8 @@ pub enum MatchError {
     Spec(SpecError),
     /// The match asks for something impossible.
     Config(String),
+    /// The match asks for more memory than there is.
+    TooLarge(memory::TooLarge),
     /// A player chose a move the rules refuse (a bug in that player).
     IllegalMove {
         /// The player's name.
@@ -163,6 +167,7 @@ impl fmt::Display for MatchError {
         match self {
             MatchError::Spec(e) => e.fmt(f),
             MatchError::Config(m) => f.write_str(m),
+            MatchError::TooLarge(e) => e.fmt(f),
             MatchError::IllegalMove { agent, message } => {
                 write!(f, "agent {agent} chose an illegal move: {message}")
             }
@@ -322,8 +327,66 @@ pub fn play(
     Ok(Played { games, tallies })
 }
 
+/// Refuse `rules` whose start has no legal move: every game would be over before it began,
+/// and its result (the seeds go to North, as if North had moved last) would say nothing of the
+/// players. The error says why no move is legal.
+pub fn playable(rules: &Rules) -> Result<(), String> {
+    let start = State::initial(rules);
+    if !start.is_over() {
+        return Ok(());
+    }
+    let endless = start.endless_mask().count_ones();
+    let why = if endless > 0 {
+        format!(
+            "each of South's {endless} moves is endless (its sowing goes on past max_laps = {} laps)",
+            rules.max_laps()
+        )
+    } else {
+        "South's row is empty".to_string()
+    };
+    Err(format!(
+        "the start of {} has no legal move: {why}, so there is no game to play",
+        rules.summary()
+    ))
+}
+
+/// The moves a kept record is counted at when the memory of a match is worked out: a long game
+/// (random games last under 150 plies, games between agents fewer).
+const RECORD_PLIES: u64 = 256;
+
+/// Bytes a match holds for each game while it plays: the list of games, each one's result, with
+/// `keep_records` its record, and with a batch player (the games advance together) the game in
+/// progress.
+pub fn bytes_per_game(keep_records: bool, batch: bool) -> u64 {
+    let mut bytes = size_of::<(usize, u64)>() + size_of::<Option<GameResult>>();
+    if keep_records {
+        // The moves, and the five tags with their keys and map nodes.
+        bytes += size_of::<GameRecord>() + RECORD_PLIES as usize * size_of::<usize>() + 5 * 96;
+    }
+    if batch {
+        bytes += size_of::<Game>() + size_of::<Option<usize>>() + 2 * size_of::<usize>();
+    }
+    bytes as u64
+}
+
 /// Refuse a match that cannot be played, before any game starts.
 fn check(m: &Match, seats: &[Seat]) -> Result<(), MatchError> {
+    playable(&m.rules).map_err(MatchError::Config)?;
+    memory::threads(m.threads).map_err(MatchError::Config)?;
+    let games: u64 = m
+        .pairings
+        .iter()
+        .map(|p| p.games.end.saturating_sub(p.games.start))
+        .sum();
+    let batch = seats.iter().any(|s| matches!(s, Seat::Batch(_)));
+    memory::check(
+        &format!("a match of {games} games"),
+        games,
+        bytes_per_game(m.keep_records, batch),
+        0,
+        "games",
+    )
+    .map_err(MatchError::TooLarge)?;
     for p in &m.pairings {
         if p.a == p.b || p.a.max(p.b) >= seats.len() {
             return Err(MatchError::Config(format!(
@@ -345,7 +408,7 @@ fn check(m: &Match, seats: &[Seat]) -> Result<(), MatchError> {
 }
 
 /// `threads` (0: one per core), no more than there are games.
-fn thread_count(threads: usize, games: usize) -> usize {
+pub(crate) fn thread_count(threads: usize, games: usize) -> usize {
     match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         t => t,
@@ -627,17 +690,21 @@ impl Game {
     }
 }
 
+/// Draws of an opening before it is cut short (see [`Match::opening_plies`]).
+const OPENING_DRAWS: usize = 64;
+
 /// The start of game `number`: the initial position after the opening its side-swapped pair
 /// shares, and the opening's moves.
 fn opening(m: &Match, number: u64) -> (State, Vec<usize>) {
     let mut state = State::initial(&m.rules);
-    let mut moves = Vec::with_capacity(m.opening_plies as usize);
+    // Reserved up to a typical game's length: the opening may be asked to be far longer than
+    // random games last.
+    let mut moves = Vec::with_capacity(m.opening_plies.min(256) as usize);
     if m.opening_plies == 0 {
         return (state, moves);
     }
     let mut rng = stream(m.seed, m.salts.openings, number / 2);
-    // An opening that ends the game is drawn again (a few times; then a shorter one is kept).
-    for _ in 0..64 {
+    for _ in 0..OPENING_DRAWS {
         state = State::initial(&m.rules);
         moves.clear();
         for _ in 0..m.opening_plies {
@@ -658,4 +725,39 @@ fn opening(m: &Match, number: u64) -> (State, Vec<usize>) {
             .fold(State::initial(&m.rules), |s, &a| s.play_unchecked(a));
     }
     (state, moves)
+}
+
+/// Refuse a match whose openings do not all last [`Match::opening_plies`] plies, before any
+/// game is played: an opening longer than the ply cap, or one that random play seldom reaches
+/// (every draw of some game's opening ended the game). Cut short, such an opening would leave
+/// the players the last move or two of a game random play decided, and credit them with its
+/// result. The arena and match play call this, where the user chose the length; `sowing
+/// compare` lets its two-ply openings be cut in games that end sooner.
+pub fn check_openings(m: &Match) -> Result<(), MatchError> {
+    let k = m.opening_plies;
+    if k == 0 {
+        return Ok(());
+    }
+    if k >= m.rules.max_plies() {
+        return Err(MatchError::Config(format!(
+            "an opening of {k} random plies is as long as a game may last (max_plies = {}); \
+             give at most {}",
+            m.rules.max_plies(),
+            m.rules.max_plies() - 1
+        )));
+    }
+    for p in &m.pairings {
+        // Games 2j and 2j + 1 share an opening: one look per pair.
+        for number in (p.games.start & !1..p.games.end).step_by(2) {
+            let (_, moves) = opening(m, number);
+            if moves.len() < k as usize {
+                return Err(MatchError::Config(format!(
+                    "an opening of {k} random plies: random play seldom lasts that long in \
+                     these rules (each of the {OPENING_DRAWS} openings drawn for game {number} \
+                     ended the game); give a shorter opening"
+                )));
+            }
+        }
+    }
+    Ok(())
 }

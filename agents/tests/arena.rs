@@ -211,14 +211,65 @@ fn rating_intervals_cover_the_fit_and_shrink_with_games() {
 }
 
 #[test]
-fn an_opening_longer_than_any_game_is_cut_short_of_the_end() {
-    // Random games of en-dodoi-6 end long before 500 plies: the opening stops one move short.
+fn an_opening_random_play_seldom_lasts_is_refused_not_cut_short() {
+    // Random games of en-dodoi-6 last 7 to 72 plies: 500 is refused before any game, as is an
+    // opening as long as the ply cap; cut short, the agents would play the last move or two of
+    // a game random play decided.
     let mut c = config(&["random", "greedy"], 4);
-    c.opening_plies = 500;
+    for (k, says) in [
+        (500, "random play seldom lasts"),
+        (1000, "max_plies = 1000"),
+    ] {
+        c.opening_plies = k;
+        let played = AtomicUsize::new(0);
+        let e = arena::play(&c, &|_| {
+            played.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap_err();
+        assert!(
+            matches!(&e, ArenaError::Config(m) if m.contains(says)),
+            "{e}"
+        );
+        assert_eq!(played.load(Ordering::Relaxed), 0);
+    }
+    // An opening random play reaches is played whole, every game going on after it.
+    c.opening_plies = 20;
     c.keep_records = true;
+    c.games = 40;
     let report = arena::play(&c, &|_| {}).expect("plays");
     for r in &report.records {
-        r.replay().expect("a legal game");
-        assert!(r.moves.len() > 1);
+        let states = r.states().expect("a legal game");
+        assert!(r.moves.len() > 20);
+        assert!(!states[20].is_over());
     }
+}
+
+#[test]
+fn arenas_beyond_the_memory_are_refused_with_what_fits() {
+    if let Some(free) = sowing_agents::memory::available() {
+        let e = arena::play(&config(&["random", "greedy"], 4_294_967_294), &|_| {}).unwrap_err();
+        let ArenaError::TooLarge(t) = &e else {
+            panic!("{e}")
+        };
+        let m = e.to_string();
+        assert!(
+            m.starts_with("4294967294 games per pairing (4294967294 games in all) needs "),
+            "{m}"
+        );
+        let fit = t.largest_fit.unwrap();
+        assert!(fit % 2 == 0 && fit > 0 && u128::from(fit) < u128::from(free));
+        let mut c = config(&["random", "greedy"], 2);
+        c.games = u32::try_from(fit).unwrap_or(u32::MAX) & !1;
+        if u64::from(c.games) == fit {
+            // As many as fit pass the check (they are not played: too many random plies first).
+            c.opening_plies = 1000;
+            let e = arena::play(&c, &|_| {}).unwrap_err();
+            assert!(e.to_string().contains("max_plies"), "{e}");
+        }
+    }
+    let many: Vec<String> = (1..=101).map(|d| format!("mcts:{d}")).collect();
+    let mut c = config(&["random"], 2);
+    c.agents = many;
+    let e = arena::play(&c, &|_| {}).unwrap_err();
+    assert!(e.to_string().contains("at most 100"), "{e}");
 }

@@ -1,16 +1,21 @@
 //! The trainer end to end on a tiny budget: two iterations write two checkpoints that load as an
-//! agent, and a run resumed after its first iteration repeats the second iteration of an
-//! uninterrupted run exactly (CPU, one thread).
+//! agent, a run resumed after its first iteration repeats the second iteration of an
+//! uninterrupted run exactly (CPU, one thread), and every evaluation measures the network's
+//! accuracy on the same exact positions.
 #![cfg(feature = "torch")]
 
 use clap::Parser;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::az::checkpoint::{self, TRAINER};
-use sowing_agents::az::{Args, Trainer, load_checkpoint};
+use sowing_agents::az::trainer::TrainMeta;
+use sowing_agents::az::{Args, IterationMetrics, Trainer, load_checkpoint};
 use sowing_agents::from_spec;
-use sowing_env::{Rules, State};
+use sowing_agents::positions::{ExactPosition, PositionSet};
+use sowing_agents::tablebase::{BuildOptions, Tablebase};
+use sowing_env::{Rules, State, random_action};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 #[derive(Parser)]
 struct Cli {
@@ -62,6 +67,38 @@ fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sowing-az-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+/// 120 en-dodoi-6 positions with at most 10 seeds on the board, labelled by a table of 10 seeds:
+/// the first such position of random games.
+fn endgames() -> &'static PositionSet {
+    static SET: OnceLock<PositionSet> = OnceLock::new();
+    SET.get_or_init(|| {
+        let rules = Rules::preset("en-dodoi-6").unwrap();
+        let table = Tablebase::build(&rules, 10, &BuildOptions::default()).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let mut positions = Vec::new();
+        while positions.len() < 120 {
+            let mut s = State::initial(&rules);
+            while let Some(a) = random_action(&s, &mut rng) {
+                s = s.play_unchecked(a);
+                if let Some(p) = ExactPosition::from_tablebase(&s, &table) {
+                    positions.push(p);
+                    break;
+                }
+            }
+        }
+        PositionSet::new(rules, serde_json::json!(null), 0, positions)
+    })
+}
+
+/// `tiny` settings that measure accuracy on the positions written to `DIR.positions.jsonl`.
+fn with_positions(dir: &Path, iterations: u32) -> Args {
+    let file = dir.with_extension("positions.jsonl");
+    endgames().write(&file).unwrap();
+    let mut args = tiny(dir, iterations);
+    args.eval_positions = Some(file);
+    args
 }
 
 fn train(args: Args) -> Trainer {
@@ -120,12 +157,13 @@ fn two_tiny_iterations_checkpoint_and_reload() {
 #[test]
 fn resume_repeats_the_uninterrupted_run() {
     let straight_dir = scratch("straight");
-    let straight = train(tiny(&straight_dir, 2));
+    let straight = train(with_positions(&straight_dir, 2));
 
     let split_dir = scratch("split");
-    let first = train(tiny(&split_dir, 1));
+    let first = train(with_positions(&split_dir, 1));
     assert_eq!(first.iteration(), 1);
     drop(first);
+    // Only the budget is given again: the evaluation positions come from the checkpoint.
     let mut budget = tiny(&split_dir, 2);
     budget.resume = Some(split_dir.clone());
     let mut resumed = Trainer::resume(&split_dir, &budget).expect("the run resumes");
@@ -141,6 +179,8 @@ fn resume_repeats_the_uninterrupted_run() {
     assert_eq!(a.policy_loss, b.policy_loss);
     assert_eq!(a.value_loss, b.value_loss);
     assert_eq!(a.eval, b.eval);
+    assert_eq!(a.accuracy, b.accuracy);
+    assert_eq!(a.accuracy.unwrap().result.n, 120);
     let theirs = resumed.variables();
     for (name, t) in straight.variables() {
         assert!(
@@ -148,8 +188,78 @@ fn resume_repeats_the_uninterrupted_run() {
             "variable {name} differs after resuming"
         );
     }
-    std::fs::remove_dir_all(&straight_dir).unwrap();
-    std::fs::remove_dir_all(&split_dir).unwrap();
+    for dir in [straight_dir, split_dir] {
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_file(dir.with_extension("positions.jsonl")).unwrap();
+    }
+}
+
+#[test]
+fn every_evaluation_measures_accuracy_on_the_same_positions() {
+    let dir = scratch("accuracy");
+    let mut args = with_positions(&dir, 3);
+    args.eval_every = 2;
+    args.eval_games = 0;
+    let trainer = train(args);
+    let measured: Vec<Option<u64>> = trainer
+        .history()
+        .iter()
+        .map(|m| m.accuracy.map(|k| k.result.n))
+        .collect();
+    assert_eq!(measured, vec![Some(120), Some(120), None]);
+    let critical = endgames()
+        .positions
+        .iter()
+        .filter(|p| p.keeps_result() != p.state.legal_mask())
+        .count() as u64;
+    for kept in trainer.history().iter().filter_map(|m| m.accuracy) {
+        assert_eq!(kept.critical.n, critical);
+        assert_eq!(kept.margin.n, 120);
+        assert!(kept.result.hits >= kept.critical.hits);
+    }
+    // The figures are in the checkpoint's history, and the file in its arguments.
+    let newest = checkpoint::resolve(&dir).unwrap();
+    let meta: TrainMeta = checkpoint::read_meta(&newest).unwrap();
+    let accuracy =
+        |history: &[IterationMetrics]| history.iter().map(|m| m.accuracy).collect::<Vec<_>>();
+    assert_eq!(accuracy(&meta.history), accuracy(trainer.history()));
+    assert_eq!(
+        meta.args.eval_positions,
+        Some(dir.with_extension("positions.jsonl"))
+    );
+
+    // A positions file changed since the run began is refused on resuming (once this trainer,
+    // which holds the run's lock, is gone).
+    drop(trainer);
+    let file = dir.with_extension("positions.jsonl");
+    let mut fewer = endgames().clone();
+    fewer.positions.truncate(100);
+    fewer.header.count = 100;
+    fewer.write(&file).unwrap();
+    let mut budget = tiny(&dir, 4);
+    budget.resume = Some(dir.clone());
+    let e = Trainer::resume(&dir, &budget).unwrap_err().to_string();
+    assert!(e.contains("changed since the run began"), "{e}");
+    assert!(e.contains(file.to_str().unwrap()), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_file(&file).unwrap();
+}
+
+#[test]
+fn evaluation_positions_of_other_rules_or_missing_are_refused() {
+    let dir = scratch("bad-positions");
+    let mut args = with_positions(&dir, 1);
+    args.variant = Some("en-dodoi-8".to_string());
+    let e = Trainer::new(args).unwrap_err().to_string();
+    assert!(
+        e.contains("--eval-positions") && e.contains("not of en-dodoi-8"),
+        "{e}"
+    );
+    let mut args = tiny(&dir, 1);
+    args.eval_positions = Some(dir.join("missing.jsonl"));
+    let e = Trainer::new(args).unwrap_err().to_string();
+    assert!(e.contains("missing.jsonl"), "{e}");
+    std::fs::remove_file(dir.with_extension("positions.jsonl")).unwrap();
 }
 
 #[test]

@@ -28,13 +28,23 @@ fn the_committed_sets_are_whole_and_span_the_game() {
         assert_eq!(set.positions.len(), 2000, "{preset}");
         assert_eq!(set.header.made_by["variant"], preset);
         let distinct: HashSet<State> = set.positions.iter().map(|p| p.state).collect();
-        assert_eq!(distinct.len(), set.positions.len(), "{preset}: a position twice");
+        assert_eq!(
+            distinct.len(),
+            set.positions.len(),
+            "{preset}: a position twice"
+        );
         // Endgame and mid-game alike: positions with few seeds, and with more than half.
         let total = set.rules().total_seeds() as u32;
         assert!(set.positions.iter().any(|p| p.seeds() < 8), "{preset}");
-        assert!(set.positions.iter().any(|p| 2 * p.seeds() > total), "{preset}");
+        assert!(
+            set.positions.iter().any(|p| 2 * p.seeds() > total),
+            "{preset}"
+        );
         for result in [Wdl::Win, Wdl::Draw, Wdl::Loss] {
-            assert!(set.positions.iter().any(|p| p.result == result), "{preset}: no {result}");
+            assert!(
+                set.positions.iter().any(|p| p.result == result),
+                "{preset}: no {result}"
+            );
         }
     }
 }
@@ -57,7 +67,11 @@ fn the_searched_labels_of_en_dodoi_6_agree_with_the_solver() {
         // What the solver proves, the labels say: its winning move wins, its lost moves lose.
         if let Some((a, _)) = proof.winning {
             assert_eq!(p.result, Wdl::Win, "{s:?}");
-            assert!(p.moves.iter().any(|m| m.action == a && m.result == Wdl::Win));
+            assert!(
+                p.moves
+                    .iter()
+                    .any(|m| m.action == a && m.result == Wdl::Win)
+            );
         }
         for m in &p.moves {
             if proof.losing >> m.action & 1 == 1 {

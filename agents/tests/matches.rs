@@ -161,6 +161,15 @@ fn impossible_matches_and_illegal_moves_are_errors() {
     .unwrap_err();
     assert!(e.to_string().contains("valid forms"), "{e}");
 
+    // Every first move endless: no game to play, rather than games North wins before a move.
+    let mut m = a_match(0..2, 1);
+    m.rules = Rules::from_json(r#"{"holes":6,"seeds":4,"max_laps":3}"#).unwrap();
+    let e = matches::play(&m, &mut agents(&["greedy", "random"]), &mut |_| {}).unwrap_err();
+    assert!(
+        matches!(&e, MatchError::Config(msg) if msg.contains("has no legal move")),
+        "{e}"
+    );
+
     // Sooner or later the first hole is empty, and the move is refused with the player's name.
     let mut stubborn = Stubborn;
     let mut seats = agents(&["greedy", "greedy"]);

@@ -2,6 +2,7 @@
 //! from both sides on all cores; prints results per pairing and Elo ratings, as a table, JSON or
 //! CSV, and saves the games on request.
 
+use crate::output::{out, outln};
 use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use sowing_agents::arena::{self, ArenaConfig};
@@ -28,7 +29,7 @@ pub struct Args {
     /// (agents with a time budget aside).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Threads to play on (default: one per core).
+    /// Threads to play on (default: one per core), at most 1024.
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Random moves before the agents take over; both games of a side-swapped pair share them.
@@ -46,7 +47,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let rules = args.variant.one("en-dodoi-8")?.rules;
+    let rules = args.variant.one("en-dodoi-8")?.playable()?.rules;
     let config = ArenaConfig {
         rules,
         agents: args.agents.iter().map(|a| a.trim().to_string()).collect(),
@@ -94,15 +95,15 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", report.table());
+        out!("{}", report.table())?;
         if let Some(dir) = &args.records {
-            println!(
+            outln!(
                 "{} game records saved in {}",
                 report.records.len(),
                 dir.display()
-            );
+            )?;
         }
     }
     Ok(())

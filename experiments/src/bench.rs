@@ -1,7 +1,8 @@
 //! `sowing bench`: the engine's throughput per preset (see
 //! [`sowing_experiments::throughput`], which `cargo bench` runs too).
 
-use crate::select::VariantArgs;
+use crate::output::outln;
+use crate::select::{Named, VariantArgs};
 use indicatif::{ProgressBar, ProgressStyle};
 use sowing_experiments::throughput::{Throughput, measure};
 
@@ -26,9 +27,14 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
-    let variants = args.variant.many("all")?;
+    let variants = args
+        .variant
+        .many("all")?
+        .into_iter()
+        .map(Named::playable)
+        .collect::<Result<Vec<_>, _>>()?;
     if !args.json {
-        println!("{}", Throughput::table_header());
+        outln!("{}", Throughput::table_header())?;
     }
     // A bar on standard error (drawn only in a terminal) while each variant is measured.
     let bar = ProgressBar::new(variants.len() as u64);
@@ -44,7 +50,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         } else {
             t.table_row()
         };
-        bar.suspend(|| println!("{line}"));
+        bar.suspend(|| outln!("{line}"))?;
         bar.inc(1);
     }
     bar.finish_and_clear();

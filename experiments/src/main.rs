@@ -2,15 +2,18 @@
 //! tournaments and variant comparison. Each subcommand lives in its own module with its own
 //! `Args`; this file only dispatches.
 
+mod accuracy;
 mod arena;
 mod bench;
 mod compare;
+mod output;
 mod play;
 mod plot;
 mod positions;
 mod random;
 mod replay;
 mod select;
+mod series;
 mod solve;
 mod solved;
 mod tablebase;
@@ -41,6 +44,9 @@ enum Command {
     Bench(bench::Args),
     /// Play agents against each other: every pairing from both sides, results and Elo ratings.
     Arena(arena::Args),
+    /// Match play: a series of games between two agents until one has won --to of them, the
+    /// start alternating; with the probability of the result from their measured chances.
+    Match(series::Args),
     /// Play a game in the terminal against an agent.
     Play(play::Args),
     /// Prove who wins a position by exact search: a forced win and its first move, or lost moves.
@@ -53,6 +59,9 @@ enum Command {
     /// Exact test positions from games between strong agents, each labelled with every move's
     /// perfect-play result (a tablebase, else an exact search within a budget).
     Positions(positions::Args),
+    /// Accuracy against exact positions: how often each agent keeps the result and the best
+    /// margin, by phase.
+    Accuracy(accuracy::Args),
     /// Compare variants: game shape, balance, skill depth, search sensitivity, learnability.
     Compare(compare::Args),
     /// Train a policy-value network by self-play (AlphaZero-style PUCT, tch).
@@ -75,6 +84,7 @@ fn main() -> ExitCode {
         Command::Random(args) => random::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Arena(args) => arena::run(args),
+        Command::Match(args) => series::run(args),
         Command::Play(args) => play::run(args),
         #[cfg(feature = "torch")]
         Command::Train(args) => train::run(*args),
@@ -83,11 +93,14 @@ fn main() -> ExitCode {
         Command::Tablebase(args) => tablebase::run(args),
         Command::Positions(args) => positions::run(args),
         Command::Solved(args) => solved::run(args),
+        Command::Accuracy(args) => accuracy::run(args),
     };
-    match result {
+    // What a last line without its end left in the buffer is written now, where a failure can
+    // still be reported.
+    match result.and_then(|()| Ok(output::flush()?)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            output::note!("error: {e}");
             ExitCode::FAILURE
         }
     }

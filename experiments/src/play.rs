@@ -53,7 +53,7 @@ pub enum Ending {
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let rules = args.variant.one("en-dodoi-8")?.rules;
+    let rules = args.variant.one("en-dodoi-8")?.playable()?.rules;
     let mut opponent = from_spec(&args.opponent)?;
     opponent.can_play(&rules)?;
     let human = match args.side {

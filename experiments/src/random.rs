@@ -3,6 +3,7 @@
 //! core; game `i` draws from its own ChaCha stream of the seed, and everything is summed as
 //! integers, so the figures depend on the seed alone, not on the threads.
 
+use crate::output::outln;
 use crate::select::{Named, VariantArgs};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -15,13 +16,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct Args {
     #[command(flatten)]
     variant: VariantArgs,
-    /// Games per variant.
+    /// Games per variant, at most 10^12.
     #[arg(long, default_value_t = 10_000)]
     games: u64,
     /// Seed of the games: the same seed gives the same figures on any number of threads.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Threads to play on (0: one per core).
+    /// Threads to play on (0: one per core), at most 1024.
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Print one JSON object per variant and line instead of a table.
@@ -119,6 +120,10 @@ fn play_game(named: &Named, seed: u64, index: u64, tally: &mut Tally) {
     }
     tally.add_game(&s, plies, met_endless);
 }
+
+/// The most games per variant: weeks of work on a large machine, and far from where the sums
+/// over games could overflow.
+const MAX_GAMES: u64 = 1_000_000_000_000;
 
 /// Games handed to a thread at a time: few enough claims that the counter costs nothing.
 const CHUNK: u64 = 64;
@@ -256,16 +261,22 @@ impl Report {
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    if args.games == 0 {
-        return Err("--games must be at least 1".into());
+    if !(1..=MAX_GAMES).contains(&args.games) {
+        return Err(format!(
+            "--games must be 1 to {MAX_GAMES} (a million games take about 10 s on one core), not {}",
+            args.games
+        )
+        .into());
     }
-    let variants = args.variant.many("all")?;
-    let threads = match args.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        t => t,
-    };
+    let threads = sowing_agents::memory::threads(args.threads)?;
+    let variants = args
+        .variant
+        .many("all")?
+        .into_iter()
+        .map(Named::playable)
+        .collect::<Result<Vec<_>, _>>()?;
     if !args.json {
-        println!("{}", Report::table_header());
+        outln!("{}", Report::table_header())?;
     }
     for named in &variants {
         let bar = ProgressBar::new(args.games);
@@ -278,17 +289,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         bar.finish_and_clear();
         let report = Report::new(named, args.seed, &tally);
         if args.json {
-            println!("{}", serde_json::to_string(&report)?);
+            outln!("{}", serde_json::to_string(&report)?)?;
         } else {
-            println!("{}", report.table_row());
+            outln!("{}", report.table_row())?;
         }
     }
     if !args.json {
-        println!(
+        outln!(
             "moves: legal moves per position; laps and sown: mean per move (largest); endless: games \
              that met an endless move; P1 is South, who moves first. Rates are within ±{:.1}% (95%).",
             100.0 * 1.96 * (0.25 / args.games as f64).sqrt()
-        );
+        )?;
     }
     Ok(())
 }

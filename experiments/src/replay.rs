@@ -2,6 +2,7 @@
 //! each move. An illegal move stops the replay with the move's number and the reason, and a
 //! non-zero exit code.
 
+use crate::output::outln;
 use crate::select::VariantArgs;
 use sowing_env::{Error, GameRecord, Rules, State};
 use std::path::PathBuf;
@@ -41,16 +42,16 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(record) = record {
         // Every move played; the stored result must be what they give.
         record.replay()?;
-        println!("the record's result matches: {}", end.outcome());
+        outln!("the record's result matches: {}", end.outcome())?;
     }
     Ok(())
 }
 
 /// Print the start and the position after each move; stop at the first move that cannot be
 /// played, with its number, whose move it was, and why.
-fn replay(rules: &Rules, moves: &[i64]) -> Result<State, String> {
+fn replay(rules: &Rules, moves: &[i64]) -> Result<State, Box<dyn std::error::Error>> {
     let mut state = State::initial(rules);
-    println!("{}\n{}", rules.summary(), state.render());
+    outln!("{}\n{}", rules.summary(), state.render())?;
     for (i, &raw) in moves.iter().enumerate() {
         let mover = state.to_move();
         let played = match usize::try_from(raw) {
@@ -62,15 +63,15 @@ fn replay(rules: &Rules, moves: &[i64]) -> Result<State, String> {
         };
         let (next, info) =
             played.map_err(|e| format!("move {} ({mover}, action {raw}): {e}", i + 1))?;
-        println!(
+        outln!(
             "move {}: {mover} plays action {raw} (hole {}): {} laps, {} seeds sown, {} captured",
             i + 1,
             state.hole_of(raw as usize),
             info.laps,
             info.sown,
             info.captured
-        );
-        println!("{}", next.render());
+        )?;
+        outln!("{}", next.render())?;
         state = next;
     }
     Ok(state)

@@ -2,6 +2,7 @@
 //! K seeds on the board), probe a position with it (its value and every move's), and describe a
 //! tablebase file. What a value means, endless play, and the file format: `docs/tablebase.md`.
 
+use crate::output::{note, outln};
 use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -44,7 +45,7 @@ struct BuildArgs {
     /// The file to write (atomically: a temporary file beside it, then renamed).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
-    /// Threads sowing the moves (default: one per core).
+    /// Threads sowing the moves (default: one per core), at most 1024.
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Print the summary as one JSON object instead of tables.
@@ -128,14 +129,14 @@ impl Summary {
         })
     }
 
-    fn print(&self) {
-        println!(
+    fn print(&self) -> std::io::Result<()> {
+        outln!(
             "{}: {}, positions with at most {} seeds on the board",
             self.file.display(),
             self.rules.summary(),
             self.max_seeds
-        );
-        println!("{} positions, {} bytes on disk", self.positions, self.bytes);
+        )?;
+        outln!("{} positions, {} bytes on disk", self.positions, self.bytes)?;
         if let Some(seconds) = self.seconds {
             let mut line = format!(
                 "built in {seconds:.1} s ({:.2} M positions/s",
@@ -147,23 +148,35 @@ impl Summary {
             if let Some(peak) = self.peak_memory_bytes {
                 line.push_str(&format!(", peak memory {}", size(peak as f64)));
             }
-            println!("{line})");
+            outln!("{line})")?;
         }
-        println!(
+        outln!(
             "{:>5} {:>12} {:>12} {:>12} {:>12} {:>10} {:>10}",
-            "seeds", "positions", "won", "drawn", "lost", "endless", "cyclic"
-        );
+            "seeds",
+            "positions",
+            "won",
+            "drawn",
+            "lost",
+            "endless",
+            "cyclic"
+        )?;
         for l in &self.layers {
-            println!(
+            outln!(
                 "{:>5} {:>12} {:>12} {:>12} {:>12} {:>10} {:>10}",
-                l.seeds, l.positions, l.won, l.drawn, l.lost, l.endless, l.cyclic
-            );
+                l.seeds,
+                l.positions,
+                l.won,
+                l.drawn,
+                l.lost,
+                l.endless,
+                l.cyclic
+            )?;
         }
-        println!(
+        outln!(
             "won/drawn/lost: the mover's margin on the seeds left is above, at or below 0; \
              endless: perfect play never ends (value 0); cyclic: endless play is within reach, \
              so the result also depends on the captures so far (the file keeps the bounds)"
-        );
+        )
     }
 }
 
@@ -192,14 +205,11 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     let named = args.variant.one("en-dodoi-6")?;
     let rules = named.rules;
-    let threads = match args.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        t => t,
-    };
+    let threads = sowing_agents::memory::threads(args.threads)?;
     if !args.json {
         let memory = build_bytes(rules.holes(), args.max_seeds as usize)
             .map_or("an unknown amount".to_string(), |b| size(b as f64));
-        eprintln!(
+        note!(
             "building {} ({}) to {} seeds on {threads} threads: up to {memory} of memory",
             named.name,
             rules.summary(),
@@ -234,9 +244,9 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     summary.threads = Some(threads);
     summary.peak_memory_bytes = peak_memory();
     if args.json {
-        println!("{}", serde_json::to_string(&summary)?);
+        outln!("{}", serde_json::to_string(&summary)?)?;
     } else {
-        summary.print();
+        summary.print()?;
     }
     Ok(())
 }
@@ -245,9 +255,9 @@ fn info(args: InfoArgs) -> Result<(), Box<dyn std::error::Error>> {
     let table = Tablebase::open(&args.file)?;
     let summary = Summary::of(&table, args.file)?;
     if args.json {
-        println!("{}", serde_json::to_string(&summary)?);
+        outln!("{}", serde_json::to_string(&summary)?)?;
     } else {
-        summary.print();
+        summary.print()?;
     }
     Ok(())
 }
@@ -338,9 +348,9 @@ fn probe(args: ProbeArgs) -> Result<(), Box<dyn std::error::Error>> {
         moves,
     };
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?)?;
     } else {
-        print_probe(&report, &probe);
+        print_probe(&report, &probe)?;
     }
     Ok(())
 }
@@ -359,15 +369,14 @@ fn result(mover: sowing_env::Player, result: Wdl, margin: i32, endless: bool) ->
     }
 }
 
-fn print_probe(report: &ProbeReport, probe: &Probe) {
+fn print_probe(report: &ProbeReport, probe: &Probe) -> std::io::Result<()> {
     let state = &report.state;
     let mover = state.to_move();
-    println!("{}\n{}", state.rules().summary(), state.render());
+    outln!("{}\n{}", state.rules().summary(), state.render())?;
     if state.is_over() {
-        println!("the game is over: {}", state.outcome());
-        return;
+        return outln!("the game is over: {}", state.outcome());
     }
-    println!(
+    outln!(
         "value for {mover} to move: {:+} (seeds {mover} captures from here minus the opponent's, \
          under perfect play{})",
         report.value,
@@ -376,17 +385,20 @@ fn print_probe(report: &ProbeReport, probe: &Probe) {
         } else {
             ""
         }
-    );
-    println!(
+    )?;
+    outln!(
         "with the captures so far: {}",
         result(mover, report.result, report.final_margin, report.endless)
-    );
-    println!(
+    )?;
+    outln!(
         "{:>6} {:>6} {:>6} {:>6}",
-        "action", "value", "final", "result"
-    );
+        "action",
+        "value",
+        "final",
+        "result"
+    )?;
     for m in &report.moves {
-        println!(
+        outln!(
             "{:>6} {:>+6} {:>+6} {:>6}{}{}",
             m.action,
             m.value,
@@ -394,6 +406,7 @@ fn print_probe(report: &ProbeReport, probe: &Probe) {
             m.result.to_string(),
             if m.best { "  best" } else { "" },
             if m.endless { "  (endless)" } else { "" }
-        );
+        )?;
     }
+    Ok(())
 }

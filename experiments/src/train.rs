@@ -1,12 +1,16 @@
 //! `sowing train`: runs the AlphaZero-style trainer of `sowing_agents::az` (its `Args` are the
 //! command's flags) until the budget is spent, with progress bars and a one-line summary per
 //! iteration, and after every iteration rewrites the run's report: `metrics.csv` (win rates
-//! against each baseline with 95% intervals, Elo) and the learning curves `learning-curve.png`
-//! and `.svg` (Elo) and `win-rates.png` and `.svg`.
+//! against each baseline with 95% intervals, Elo, accuracy on exact positions) and the learning
+//! curves `learning-curve.png` and `.svg` (Elo), `win-rates.png` and `.svg`, and `accuracy.png`
+//! and `.svg` (when the run has evaluation positions).
 
+use crate::output::note;
 use crate::plot::{self, LineChart, Point, Series};
 use indicatif::{ProgressBar, ProgressStyle};
-use sowing_agents::az::{Args, IterationMetrics, Progress, Trainer};
+use sowing_agents::accuracy::Kept;
+use sowing_agents::az::{Args, IterationMetrics, Progress, Trainer, checkpoint};
+use sowing_agents::stats::Rate;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
@@ -22,13 +26,14 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         "cpu"
     };
-    eprintln!(
+    note!(
         "training {} on {device} into {} (iteration {} so far)",
         trainer.args().variant.as_deref().unwrap_or("?"),
         trainer.dir().display(),
         trainer.iteration()
     );
     let session = Instant::now();
+    let first = trainer.iteration();
     let mut last = 0.0;
     while trainer.wants_more(session.elapsed().as_secs_f64(), last) {
         let started = Instant::now();
@@ -45,6 +50,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 Progress::SelfPlay(d, t) => ("self-play games", d, t),
                 Progress::Training(d, t) => ("training steps", d, t),
                 Progress::Evaluation(d, t) => ("evaluation games", d, t),
+                Progress::Accuracy(d, t) => ("evaluation positions", d, t),
             };
             bar.set_message(what);
             bar.set_length(u64::from(total));
@@ -52,24 +58,48 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         })?;
         bar.finish_and_clear();
         last = started.elapsed().as_secs_f64();
-        eprintln!("{}", summary(&metrics));
+        note!("{}", summary(&metrics));
         if let Err(e) = write_report(trainer.dir(), trainer.history(), trainer.baseline_elo()) {
-            eprintln!(
+            note!(
                 "warning: the report of {} was not written: {e}",
                 trainer.dir().display()
             );
         }
     }
-    let dir = trainer.dir();
-    eprintln!(
-        "done: {} iterations; checkpoint {}, metrics {}, plots {} and {}",
-        trainer.iteration(),
-        dir.display(),
-        dir.join("metrics.csv").display(),
-        dir.join("learning-curve.png").display(),
-        dir.join("win-rates.png").display()
-    );
+    note!("{}", finished(&trainer, first));
     Ok(())
+}
+
+/// The last line: how many iterations ran, and the files of the run that are there (the report
+/// is not written when it fails, nor the plots before an evaluation).
+fn finished(trainer: &Trainer, first: u32) -> String {
+    let (dir, now) = (trainer.dir(), trainer.iteration());
+    if now == first {
+        return format!(
+            "done: no iteration to run (the run in {} has {now}, its budget allows no more); \
+             nothing written",
+            dir.display()
+        );
+    }
+    let files: Vec<String> = [
+        checkpoint::iteration_dir(dir, now),
+        dir.join("metrics.csv"),
+        dir.join("learning-curve.png"),
+        dir.join("learning-curve.svg"),
+        dir.join("win-rates.png"),
+        dir.join("win-rates.svg"),
+        dir.join("accuracy.png"),
+        dir.join("accuracy.svg"),
+    ]
+    .into_iter()
+    .filter(|p| p.exists())
+    .map(|p| p.display().to_string())
+    .collect();
+    format!(
+        "done: {} iterations ({now} in all); written: {}",
+        now - first,
+        files.join(", ")
+    )
 }
 
 /// One line per iteration: time, self-play speed, losses, win rates, Elo.
@@ -84,7 +114,29 @@ fn summary(m: &IterationMetrics) -> String {
     if let (Some(elo), Some(half)) = (m.elo, m.elo_interval) {
         let _ = write!(line, " | Elo {elo:.0} ± {half:.0}");
     }
+    if let Some(kept) = &m.accuracy {
+        let percent = |r: Rate| {
+            r.value()
+                .map_or("-".into(), |v| format!("{:.1}%", 100.0 * v))
+        };
+        let _ = write!(
+            line,
+            " | keeps result {} (critical {}), margin {}",
+            percent(kept.result),
+            percent(kept.critical),
+            percent(kept.margin)
+        );
+    }
     line
+}
+
+/// A rate's columns in metrics.csv: trials, value, and the ends of its Wilson 95% interval;
+/// empty when not measured.
+fn rate_columns(rate: Option<Rate>) -> String {
+    match rate.and_then(|r| Some((r.n, r.value()?, r.wilson()?))) {
+        Some((n, v, (lo, hi))) => format!("{n},{v:.4},{lo:.4},{hi:.4}"),
+        None => ",,,".to_string(),
+    }
 }
 
 /// Rewrite `metrics.csv` and the plots from the whole history.
@@ -96,7 +148,9 @@ fn write_report(
     let mut csv = String::from(
         "iteration,seconds,games,positions,positions_per_sec,south_win_rate,buffer,steps,\
          policy_loss,value_loss,opponent,opponent_elo,wins,draws,losses,win_rate,win_low,\
-         win_high,elo,elo_low,elo_high\n",
+         win_high,elo,elo_low,elo_high,accuracy_n,accuracy,accuracy_low,accuracy_high,\
+         critical_n,critical_accuracy,critical_low,critical_high,margin_n,margin_accuracy,\
+         margin_low,margin_high\n",
     );
     for m in history {
         let head = format!(
@@ -116,6 +170,13 @@ fn write_report(
             (Some(e), Some(h)) => format!("{e:.1},{:.1},{:.1}", e - h, e + h),
             _ => ",,".to_string(),
         };
+        let kept = m.accuracy.as_ref();
+        let elo = format!(
+            "{elo},{},{},{}",
+            rate_columns(kept.map(|k| k.result)),
+            rate_columns(kept.map(|k| k.critical)),
+            rate_columns(kept.map(|k| k.margin))
+        );
         if m.eval.is_empty() {
             let _ = writeln!(csv, "{head},,,,,,,,,{elo}");
         }
@@ -134,10 +195,42 @@ fn write_report(
         }
     }
     std::fs::write(dir.join("metrics.csv"), csv)?;
+    let minutes = |m: &IterationMetrics| m.seconds / 60.0;
+    if history.iter().any(|m| m.accuracy.is_some()) {
+        let positions = history
+            .iter()
+            .find_map(|m| m.accuracy.map(|k| k.result.n))
+            .unwrap_or(0);
+        let series = |label: &str, rate: fn(&Kept) -> Rate| Series {
+            label: label.to_string(),
+            points: history
+                .iter()
+                .filter_map(|m| {
+                    let r = rate(m.accuracy.as_ref()?);
+                    Some(Point {
+                        x: minutes(m),
+                        y: r.value()?,
+                        interval: r.wilson(),
+                    })
+                })
+                .collect(),
+        };
+        let chart = LineChart {
+            title: format!("Accuracy of the network on {positions} exact positions"),
+            x_label: "training time (minutes)".to_string(),
+            y_label: "share of positions (95% interval)".to_string(),
+            y_range: None,
+            series: vec![
+                series("keeps the result", |k| k.result),
+                series("keeps the result, critical positions", |k| k.critical),
+                series("keeps the best margin", |k| k.margin),
+            ],
+        };
+        plot::write_line_chart(&chart, &dir.join("accuracy"))?;
+    }
     if history.iter().all(|m| m.eval.is_empty()) {
         return Ok(());
     }
-    let minutes = |m: &IterationMetrics| m.seconds / 60.0;
     let elo = LineChart {
         title: "Elo of the network against the baselines".to_string(),
         x_label: "training time (minutes)".to_string(),
@@ -193,4 +286,92 @@ fn write_report(
     plot::write_line_chart(&elo, &dir.join("learning-curve"))?;
     plot::write_line_chart(&rates, &dir.join("win-rates"))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sowing_agents::az::rating::MatchResult;
+
+    fn metrics(iteration: u32, evaluated: bool, accuracy: bool) -> IterationMetrics {
+        let kept = Kept {
+            result: Rate::new(90.0, 120),
+            critical: Rate::new(10.0, 26),
+            margin: Rate::new(60.0, 120),
+        };
+        IterationMetrics {
+            iteration,
+            seconds: 30.0 * f64::from(iteration),
+            games: 6,
+            positions: 200,
+            positions_per_sec: 1000.0,
+            south_win_rate: 0.5,
+            buffer: 200,
+            steps: 20,
+            policy_loss: 1.0,
+            value_loss: 0.2,
+            eval: if evaluated {
+                vec![MatchResult {
+                    opponent: "random".to_string(),
+                    wins: 3,
+                    draws: 0,
+                    losses: 1,
+                }]
+            } else {
+                Vec::new()
+            },
+            elo: evaluated.then_some(100.0),
+            elo_interval: evaluated.then_some(50.0),
+            accuracy: accuracy.then_some(kept),
+        }
+    }
+
+    #[test]
+    fn metrics_rows_keep_their_columns_with_or_without_accuracy_and_games() {
+        let dir = std::env::temp_dir().join(format!("sowing-train-report-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let history = [
+            metrics(1, true, true),
+            metrics(2, false, false),
+            metrics(3, false, true),
+            metrics(4, true, false),
+        ];
+        let elo = [("random".to_string(), 0.0)].into_iter().collect();
+        write_report(&dir, &history, &elo).unwrap();
+        let csv = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
+        let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+        let head = &rows[0];
+        assert_eq!(rows.len(), 5);
+        assert!(rows.iter().all(|r| r.len() == head.len()), "{csv}");
+        let column = |row: &[&str], name: &str| -> String {
+            row[head.iter().position(|h| *h == name).unwrap()].to_string()
+        };
+        assert_eq!(column(&rows[1], "accuracy_n"), "120");
+        assert_eq!(column(&rows[1], "accuracy"), "0.7500");
+        assert_eq!(column(&rows[1], "critical_accuracy"), "0.3846");
+        assert_eq!(column(&rows[1], "margin_accuracy"), "0.5000");
+        let (lo, hi) = Rate::new(90.0, 120).wilson().unwrap();
+        assert_eq!(column(&rows[1], "accuracy_low"), format!("{lo:.4}"));
+        assert_eq!(column(&rows[1], "accuracy_high"), format!("{hi:.4}"));
+        assert_eq!(column(&rows[2], "accuracy"), "");
+        assert_eq!(column(&rows[3], "accuracy"), "0.7500");
+        assert_eq!(column(&rows[3], "opponent"), "");
+        assert_eq!(column(&rows[4], "opponent"), "random");
+        assert_eq!(column(&rows[4], "margin_n"), "");
+        if dir.join("learning-curve.png").exists() {
+            // A font was found: the accuracy curve is drawn beside the others.
+            assert!(dir.join("accuracy.png").is_file() && dir.join("accuracy.svg").is_file());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_summary_line_gives_the_accuracy_when_measured() {
+        let line = summary(&metrics(1, true, true));
+        assert!(
+            line.contains("keeps result 75.0% (critical 38.5%), margin 50.0%"),
+            "{line}"
+        );
+        assert!(!summary(&metrics(2, false, false)).contains("keeps result"));
+    }
 }

@@ -1,5 +1,6 @@
 //! `sowing variants`: the presets, their rules and where they come from.
 
+use crate::output::outln;
 use sowing_env::{PRESETS, Rules, preset_source};
 
 /// Arguments of `sowing variants`.
@@ -12,10 +13,13 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if !args.json {
-        println!(
+        outln!(
             "{:<14} {:<28} {:>6} {:>6}  source",
-            "variant", "rules", "laps", "plies"
-        );
+            "variant",
+            "rules",
+            "laps",
+            "plies"
+        )?;
     }
     for name in PRESETS {
         let rules = Rules::preset(name)?;
@@ -24,14 +28,14 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             let mut v = serde_json::to_value(rules)?;
             v["variant"] = name.into();
             v["source"] = source.into();
-            println!("{v}");
+            outln!("{v}")?;
         } else {
-            println!(
+            outln!(
                 "{name:<14} {:<28} {:>6} {:>6}  {source}",
                 rules.summary(),
                 rules.max_laps(),
                 rules.max_plies()
-            );
+            )?;
         }
     }
     Ok(())

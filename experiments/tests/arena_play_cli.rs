@@ -1,6 +1,7 @@
-//! The `sowing arena` and `sowing play` commands end to end: the binary run with arguments and
-//! standard input, its output and the files it writes checked.
+//! The `sowing arena`, `sowing play` and `sowing match` commands end to end: the binary run with
+//! arguments and standard input, its output and the files it writes checked.
 
+use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -141,4 +142,71 @@ fn arena_writes_json_csv_and_records() {
         .expect("the binary runs");
     assert!(!odd.status.success());
     assert!(String::from_utf8_lossy(&odd.stderr).contains("positive even number"));
+}
+
+#[test]
+fn match_prints_each_game_the_result_and_its_probability() {
+    let run = |threads: &str, json: bool| {
+        let mut args = vec![
+            "match",
+            "--variant",
+            "en-dodoi-6",
+            "--agents",
+            "greedy,mcts:30",
+            "--to",
+            "3",
+            "--seed",
+            "2",
+            "--opening",
+            "2",
+            "--games-per-estimate",
+            "20",
+            "--threads",
+            threads,
+        ];
+        if json {
+            args.push("--json");
+        }
+        let out = sowing().args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = run("1", false);
+    assert!(
+        text.starts_with("en-dodoi-6 (2x6, 4 seeds, take, ccw): a series to 3 wins between greedy and mcts:30, seed 2, opening 2 random plies\ngame   1: greedy South, mcts:30 North: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("game   2: mcts:30 South, greedy North: "),
+        "{text}"
+    );
+    assert!(text.contains(" wins the series to 3 by 3-"), "{text}");
+    assert!(
+        text.contains(
+            "the games of `sowing arena --agents greedy,mcts:30 --games 20 --seed 2 --opening 2`"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Probability that greedy wins a series to 3, starting as South: "),
+        "{text}"
+    );
+    // The JSON holds the same series, whatever the threads.
+    let json: Value = serde_json::from_str(&run("2", true)).unwrap();
+    let games = json["games"].as_array().unwrap();
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("game ")).count(),
+        games.len()
+    );
+    let score = &json["score"];
+    let winner = json["winner"].as_u64().unwrap() as usize;
+    assert_eq!(score[winner], 3);
+    let e = &json["estimate"];
+    assert_eq!(e["games"], 20);
+    let p = e["odds"]["a_wins"].as_f64().unwrap();
+    assert!(e["a_wins_low"].as_f64().unwrap() <= p && p <= e["a_wins_high"].as_f64().unwrap());
 }

@@ -1,8 +1,14 @@
 //! `sowing compare` end to end, on games small enough to check by hand: the figures of a game the
 //! first player always wins, "not measured" where the budget is too small, the cache (a run
-//! stopped part way and resumed writes the same report as one uninterrupted run), and bad input.
+//! stopped part way and resumed writes the same report as one uninterrupted run), accuracy on a
+//! committed set of exact positions, and bad input.
 
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
+use sowing_agents::positions::{ExactPosition, PositionSet};
+use sowing_agents::tablebase::{BuildOptions, Tablebase};
+use sowing_env::{Rules, State, random_action};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -99,6 +105,8 @@ fn a_game_the_first_player_always_wins() {
             assert_eq!(p["score"]["value"], 0.5, "{p}");
         }
     }
+    let why = v["accuracy"]["not_measured"].as_str().unwrap();
+    assert!(why.contains("first is a rules file"), "{why}");
     let report = fs::read_to_string(dir.join("out/report.md")).unwrap();
     assert!(report.contains("--rules first.json"));
     assert!(report.contains("favours the first player"));
@@ -108,6 +116,7 @@ fn a_game_the_first_player_always_wins() {
         "lengths.csv",
         "balance.csv",
         "matches.csv",
+        "accuracy.csv",
         "learning.csv",
     ] {
         assert!(dir.join("out").join(file).exists(), "{file}");
@@ -158,12 +167,123 @@ fn a_budget_too_small_reports_not_measured_never_zero() {
     let summary = fs::read_to_string(dir.join("out/summary.csv")).unwrap();
     let row = summary.lines().nth(1).unwrap();
     assert!(
-        row.ends_with("not measured,not measured,not measured"),
+        row.ends_with("not measured,not measured,not measured,not measured"),
         "{row}"
     );
     // The solver has a few thousand positions here: far too few for en-dodoi-6's start.
     assert!(row.contains(",not proven,"), "{row}");
     assert_eq!(v["solved"]["status"], "not_proven", "{}", v["solved"]);
+    // No committed set of exact positions where it ran: accuracy says so, and how to make one.
+    let why = v["accuracy"]["not_measured"].as_str().unwrap();
+    assert!(
+        why.contains("data/positions/en-dodoi-6.jsonl") && why.contains("sowing positions"),
+        "{why}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// 150 en-dodoi-6 positions with at most 10 seeds on the board, labelled by a table of 10 seeds
+/// (the first such position of random games), written as the committed set under `dir`.
+fn commit_endgames(dir: &Path) -> PositionSet {
+    let rules = Rules::preset("en-dodoi-6").unwrap();
+    let table = Tablebase::build(&rules, 10, &BuildOptions::default()).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut positions = Vec::new();
+    while positions.len() < 150 {
+        let mut s = State::initial(&rules);
+        while let Some(a) = random_action(&s, &mut rng) {
+            s = s.play_unchecked(a);
+            if let Some(p) = ExactPosition::from_tablebase(&s, &table) {
+                positions.push(p);
+                break;
+            }
+        }
+    }
+    let set = PositionSet::new(rules, serde_json::json!(null), 0, positions);
+    fs::create_dir_all(dir.join("data/positions")).unwrap();
+    set.write(dir.join("data/positions/en-dodoi-6.jsonl"))
+        .unwrap();
+    set
+}
+
+#[test]
+fn each_agent_level_is_measured_on_the_first_positions_of_the_committed_set() {
+    let dir = scratch("accuracy");
+    let set = commit_endgames(&dir);
+    let args = [
+        "compare",
+        "--variants",
+        "en-dodoi-6",
+        "--budget",
+        "4s",
+        "--out",
+        "out",
+        "--threads",
+        "2",
+    ];
+    let stdout = ok(&sowing(&dir, &args));
+    assert!(stdout.contains("critical accuracy: mcts:1000"), "{stdout}");
+    let r = results(&dir.join("out"));
+    let accuracy = &r["variants"][0]["accuracy"];
+    assert_eq!(
+        accuracy["positions_file"], "data/positions/en-dodoi-6.jsonl",
+        "{accuracy}"
+    );
+    // Whole units of 100 positions, at most the 150 of the set.
+    assert_eq!(accuracy["positions"], 100);
+    let critical = set.positions[..100]
+        .iter()
+        .filter(|p| p.keeps_result() != p.state.legal_mask())
+        .count();
+    let agents = accuracy["agents"].as_array().unwrap();
+    let names: Vec<&str> = agents
+        .iter()
+        .map(|a| a["agent"].as_str().unwrap())
+        .collect();
+    assert_eq!(names[0], "random");
+    assert_eq!(names[9], "mcts:1000");
+    assert_eq!(names.len(), 10);
+    for a in agents {
+        assert_eq!(a["keeps_result"]["n"], 100, "{a}");
+        assert_eq!(a["keeps_margin"]["n"], 100, "{a}");
+        assert_eq!(a["keeps_result_critical"]["n"], critical, "{a}");
+        let phases: u64 = a["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["keeps_result"]["n"].as_u64().unwrap())
+            .sum();
+        assert_eq!(phases, 100, "{a}");
+    }
+    let report = fs::read_to_string(dir.join("out/report.md")).unwrap();
+    assert!(report.contains("### Accuracy against exact positions"));
+    assert!(
+        report.contains("| en-dodoi-6 | mcts:1000 | 100 |"),
+        "{report}"
+    );
+    let csv = fs::read_to_string(dir.join("out/accuracy.csv")).unwrap();
+    assert!(csv.starts_with("variant,agent,phase,result_n,"), "{csv}");
+    assert!(csv.contains("\nen-dodoi-6,greedy,all,100,"), "{csv}");
+    assert!(csv.contains("\nen-dodoi-6,greedy,0-7,"), "{csv}");
+
+    // Run again: every unit comes from the cache, and the report is the same.
+    let before = report_files(&dir.join("out"));
+    ok(&sowing(&dir, &args));
+    assert_eq!(report_files(&dir.join("out")), before);
+    // A changed set is a new measurement, not the cached one.
+    let mut fewer = set.clone();
+    fewer.positions.truncate(120);
+    fewer.header.count = 120;
+    fewer
+        .write(dir.join("data/positions/en-dodoi-6.jsonl"))
+        .unwrap();
+    ok(&sowing(&dir, &args));
+    let timing = fs::read_to_string(dir.join("out/timing.csv")).unwrap();
+    let sets: std::collections::BTreeSet<&str> = timing
+        .lines()
+        .filter_map(|l| l.split(',').nth(1)?.strip_prefix("accuracy random on set "))
+        .collect();
+    assert_eq!(sets.len(), 2, "{timing}");
     fs::remove_dir_all(&dir).unwrap();
 }
 

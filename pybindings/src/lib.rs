@@ -1,5 +1,5 @@
-//! The native module `sowing._sowing`: Python bindings for `sowing-env` and the search agents of
-//! `sowing-agents`, kept thin. The
+//! The native module `sowing._sowing`: Python bindings for `sowing-env`, the search agents of
+//! `sowing-agents`, and its batched PUCT search with leaves valued in Python, kept thin. The
 //! pure-Python package around it (`python/sowing`) adds Gymnasium, PettingZoo and the vector
 //! environments; `_sowing.pyi` documents this module's types.
 
@@ -9,6 +9,8 @@ mod error;
 mod long_call;
 mod memory;
 mod rules;
+mod search;
+mod series;
 mod solver;
 mod state;
 mod tablebase;
@@ -26,8 +28,17 @@ fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<solver::PyProof>()?;
     m.add_class::<tablebase::PyTablebase>()?;
     m.add_class::<tablebase::PyProbe>()?;
+    m.add_class::<search::PySearch>()?;
+    m.add_class::<search::PyLinear>()?;
+    m.add_class::<search::PyNetworkAgent>()?;
+    m.add_function(wrap_pyfunction!(search::self_play, m)?)?;
+    m.add_function(wrap_pyfunction!(search::network_match, m)?)?;
+    m.add_function(wrap_pyfunction!(search::rate_round_robin, m)?)?;
+    m.add_function(wrap_pyfunction!(search::elo_against, m)?)?;
     m.add_function(wrap_pyfunction!(agents::agent_forms, m)?)?;
     m.add_function(wrap_pyfunction!(solver::solve, m)?)?;
+    m.add_function(wrap_pyfunction!(series::play_match, m)?)?;
+    m.add_function(wrap_pyfunction!(series::series_odds, m)?)?;
     m.add_function(wrap_pyfunction!(rules::variants, m)?)?;
     m.add_function(wrap_pyfunction!(rules::variant_source, m)?)?;
     m.add(

@@ -43,6 +43,17 @@ pub fn run<T: Send>(
     }
 }
 
+/// Run `work` on a thread of its own with `stack` bytes of stack while the calling thread waits
+/// and looks for a Ctrl-C: for work that plays on threads it starts itself (a series of games),
+/// whose searches cannot look for one, as Python runs signal handlers only on its main thread.
+pub fn run_apart<T: Send>(
+    py: Python<'_>,
+    stack: usize,
+    work: impl FnOnce(Stop) -> T + Send,
+) -> PyResult<T> {
+    on_own_thread(py, stack.saturating_add(MARGIN), work)
+}
+
 /// Python's pending signals, looked at no more than once every [`POLL`] from inside a search.
 struct Signals {
     started: Instant,

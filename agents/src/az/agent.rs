@@ -20,20 +20,14 @@ use crate::agent::Agent;
 use crate::az::checkpoint::{CheckpointError, LoadedNet, load_checkpoint};
 use crate::az::puct::{BatchSearch, PuctConfig};
 use crate::perfect::{PerfectPlay, TablebaseEvaluator, table_option, table_serves};
-use crate::solver::Solver;
+use crate::solver::{SOLVER_DEPTH, SOLVER_TABLE_BITS, Solver};
 use crate::tablebase::Tablebase;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{Rules, State};
 use std::path::Path;
 use std::sync::Arc;
 
-/// The endgame solver's default budget per move, in positions.
-pub const SOLVER_NODES: u64 = 200_000;
-
-/// The solver runs when at most this many seeds are on the board. With [`SOLVER_NODES`] it proves
-/// a win or a lost move in 92% of en-dodoi-6 positions with 8 to 15 seeds left, 40% with 16 to
-/// 23, 13% with 24 to 31 and none with more; above, it would only cost time.
-pub const SOLVER_SEEDS: u32 = 24;
+pub use crate::solver::{MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
 
 /// A player that searches with a trained network.
 #[derive(Debug)]
@@ -47,9 +41,6 @@ pub struct AzAgent {
     solver_nodes: u64,
     perfect: Option<PerfectPlay>,
 }
-
-/// The solver's table: 2^18 slots, 4 MiB, kept through a game (its proofs stay true).
-const SOLVER_TABLE_BITS: u32 = 18;
 
 impl AzAgent {
     /// The agent of checkpoint `path`, searching `simulations` per move (default: the run's).
@@ -172,9 +163,3 @@ impl Agent for AzAgent {
         result[0].best_action_among(!losing)
     }
 }
-
-/// The deepest the solver searches, in plies: far beyond any endgame its budget can prove.
-const SOLVER_DEPTH: u32 = 999;
-
-/// The largest solver budget a spec accepts, per move.
-pub const MAX_SOLVER_NODES: u64 = 1_000_000_000;

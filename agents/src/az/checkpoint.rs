@@ -4,12 +4,18 @@
 //! - `meta.json`: format and version, the iteration, the rules, the network shape, the run's
 //!   arguments, the metrics of every iteration so far, and the size and FNV-1a hash of each file;
 //! - `weights.ot`: the network's variables (`VarStore::save`);
+//! - `weights.safetensors`: the same variables as safetensors, by the same names, for readers
+//!   without libtorch's C++ format (the Python package's `sowing.nn`);
 //! - `trainer.ot`: what resuming needs beyond the weights (optimiser moments, replay buffer);
 //!   only the newest iteration keeps it.
 //!
 //! A checkpoint is written into a temporary folder and renamed into place, so a crash never leaves
-//! a half-written one. Loading checks sizes and hashes before handing a file to libtorch, so a
-//! truncated or altered file is refused with a message that names it.
+//! a half-written one; every file is written by Rust from bytes serialised in memory (libtorch,
+//! writing a file itself, aborts the process when the disk fills), so a full disk is an error
+//! that names the file. Loading checks sizes and hashes before handing a file to libtorch, so a
+//! truncated or altered file is refused with a message that names it; then what `meta.json`
+//! says (the network's shape, the rules, the search settings) is checked against itself and
+//! against the tensors of the weights before a network is built from it.
 //!
 //! The metadata is generic over the run's arguments and metrics, so that this module, and the
 //! agent that plays a checkpoint ([`load_checkpoint`]), do not depend on the trainer: a player
@@ -24,7 +30,7 @@ use std::fmt;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use tch::{Device, nn};
+use tch::{Device, Tensor, nn};
 
 /// Written in every `meta.json`, so other JSON files are not mistaken for checkpoints.
 pub const FORMAT: &str = "sowing-az-checkpoint";
@@ -34,8 +40,12 @@ pub const VERSION: u32 = 1;
 pub const META: &str = "meta.json";
 /// The weights file of a checkpoint.
 pub const WEIGHTS: &str = "weights.ot";
+/// The weights of a checkpoint as safetensors.
+pub const SAFETENSORS: &str = "weights.safetensors";
 /// The optimiser and replay state of a checkpoint.
 pub const TRAINER: &str = "trainer.ot";
+/// The lock file of a run directory (see [`RunLock`]).
+pub const LOCK: &str = ".lock";
 
 /// Size and hash of one file of a checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,6 +92,8 @@ pub enum CheckpointError {
     Corrupt(PathBuf, String),
     /// A sound checkpoint that does not fit what it is asked to do (other rules, other network).
     Mismatch(PathBuf, String),
+    /// Another process is writing the run directory; what its lock file says of it.
+    Locked(PathBuf, String),
 }
 
 impl fmt::Display for CheckpointError {
@@ -99,11 +111,82 @@ impl fmt::Display for CheckpointError {
             CheckpointError::Mismatch(p, why) => {
                 write!(f, "checkpoint {} does not fit: {why}", p.display())
             }
+            CheckpointError::Locked(p, holder) => write!(
+                f,
+                "run directory {} is being written by another trainer ({holder}); wait for it to \
+                 end, or give another --out",
+                p.display()
+            ),
         }
     }
 }
 
 impl std::error::Error for CheckpointError {}
+
+/// The lock of a run directory, held while a trainer writes it, so that two trainings never
+/// write into one directory. `RUN/.lock` names the process that holds it (its pid), and the
+/// lock itself is an advisory lock (`flock`) on that file, which the system releases when the
+/// process ends, however it ends: a lock file left by a process that died is taken over at
+/// once, and one whose process lives is refused. The file stays when the lock is released. (On
+/// systems without `flock` nothing is locked.)
+#[derive(Debug)]
+pub struct RunLock {
+    /// Open while the lock is held; closing it releases the lock.
+    _file: fs::File,
+}
+
+impl RunLock {
+    /// Take the lock of run directory `run` (created if missing), or say who holds it.
+    pub fn acquire(run: &Path) -> Result<RunLock, CheckpointError> {
+        fs::create_dir_all(run).map_err(|e| CheckpointError::Io(run.to_owned(), e))?;
+        let path = run.join(LOCK);
+        let io = |e| CheckpointError::Io(path.clone(), e);
+        let mut file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io)?;
+        if !try_lock(&file).map_err(io)? {
+            let holder = fs::read_to_string(&path).unwrap_or_default();
+            let holder = match holder.trim() {
+                "" => "a process that has not yet written its pid".to_string(),
+                text => text.to_string(),
+            };
+            return Err(CheckpointError::Locked(run.to_owned(), holder));
+        }
+        file.set_len(0).map_err(io)?;
+        std::io::Write::write_all(
+            &mut file,
+            format!("pid {}\n", std::process::id()).as_bytes(),
+        )
+        .map_err(io)?;
+        Ok(RunLock { _file: file })
+    }
+}
+
+/// Take an exclusive `flock` on `file` without waiting: `false` when another process holds it.
+#[cfg(unix)]
+fn try_lock(file: &fs::File) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor this function borrows open; it touches no memory.
+    let done = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if done == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    if e.kind() == std::io::ErrorKind::WouldBlock {
+        Ok(false)
+    } else {
+        Err(e)
+    }
+}
+
+#[cfg(not(unix))]
+fn try_lock(_: &fs::File) -> std::io::Result<bool> {
+    Ok(true)
+}
 
 /// The FNV-1a hash and size of a file.
 pub fn digest(path: &Path) -> Result<FileDigest, CheckpointError> {
@@ -231,13 +314,82 @@ pub fn read_meta<A: serde::de::DeserializeOwned, M: serde::de::DeserializeOwned>
     Ok(meta)
 }
 
+/// Write `bytes` to a new file at `path` and flush it to the disk, so that a full disk shows here
+/// rather than when the file is closed (where the error would be lost).
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
+    let io = |e| CheckpointError::Io(path.to_owned(), e);
+    let mut file = fs::File::create(path).map_err(io)?;
+    std::io::Write::write_all(&mut file, bytes).map_err(io)?;
+    file.sync_all().map_err(io)
+}
+
+/// Write named tensors to the file `path`, serialised by libtorch in memory and written by
+/// [`write_file`]: libtorch writing the file itself throws from a destructor when the disk is
+/// full, and the process aborts.
+pub fn save_tensors(path: &Path, tensors: &[(&str, &Tensor)]) -> Result<(), CheckpointError> {
+    let mut bytes = Vec::new();
+    Tensor::save_multi_to_stream(tensors, &mut bytes).map_err(|e| {
+        CheckpointError::Io(
+            path.to_owned(),
+            std::io::Error::other(format!("libtorch cannot serialise the tensors: {e}")),
+        )
+    })?;
+    write_file(path, &bytes)
+}
+
+/// Write named `f32` tensors to the file `path` in the safetensors format (an 8-byte length, a
+/// JSON header naming each tensor's type, shape and byte range, then the raw little-endian
+/// data), built in memory and written by [`write_file`], so that readers without libtorch (the
+/// Python package) can load the weights.
+pub fn save_safetensors(path: &Path, tensors: &[(&str, &Tensor)]) -> Result<(), CheckpointError> {
+    let mut header = serde_json::Map::new();
+    let mut data: Vec<u8> = Vec::new();
+    for (name, tensor) in tensors {
+        let values: Vec<f32> = Vec::try_from(
+            tensor
+                .to_device(tch::Device::Cpu)
+                .to_kind(tch::Kind::Float)
+                .flatten(0, -1),
+        )
+        .map_err(|e| {
+            CheckpointError::Io(
+                path.to_owned(),
+                std::io::Error::other(format!("tensor {name} cannot be read: {e}")),
+            )
+        })?;
+        let start = data.len();
+        for v in values {
+            data.extend_from_slice(&v.to_le_bytes());
+        }
+        header.insert(
+            (*name).to_string(),
+            serde_json::json!({
+                "dtype": "F32",
+                "shape": tensor.size(),
+                "data_offsets": [start, data.len()],
+            }),
+        );
+    }
+    let mut json = serde_json::to_vec(&header).expect("a header serialises");
+    // The data starts 8-byte aligned, as the format recommends.
+    while json.len() % 8 != 0 {
+        json.push(b' ');
+    }
+    let mut bytes = Vec::with_capacity(8 + json.len() + data.len());
+    bytes.extend_from_slice(&(json.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&json);
+    bytes.extend_from_slice(&data);
+    write_file(path, &bytes)
+}
+
 /// Write a checkpoint folder atomically: `write_files` fills a temporary folder, the digests of
 /// what it wrote go into `meta.json`, and the folder is renamed to `iter-NNNNNN`. The previous
-/// iteration's `trainer.ot` is then removed (only the newest is needed to resume).
+/// iteration's `trainer.ot` is then removed (only the newest is needed to resume). When a write
+/// fails (a full disk), the temporary folder is removed and the iterations before stay whole.
 pub fn write<A: Serialize, M: Serialize>(
     run: &Path,
     meta: &mut Meta<A, M>,
-    write_files: impl FnOnce(&Path) -> Result<(), String>,
+    write_files: impl FnOnce(&Path) -> Result<(), CheckpointError>,
 ) -> Result<PathBuf, CheckpointError> {
     fs::create_dir_all(run).map_err(|e| CheckpointError::Io(run.to_owned(), e))?;
     let target = iteration_dir(run, meta.iteration);
@@ -246,17 +398,11 @@ pub fn write<A: Serialize, M: Serialize>(
         fs::remove_dir_all(&tmp).map_err(|e| CheckpointError::Io(tmp.clone(), e))?;
     }
     fs::create_dir_all(&tmp).map_err(|e| CheckpointError::Io(tmp.clone(), e))?;
-    write_files(&tmp).map_err(|e| CheckpointError::Corrupt(tmp.clone(), e))?;
-    meta.files.clear();
-    for name in [WEIGHTS, TRAINER] {
-        let file = tmp.join(name);
-        if file.is_file() {
-            meta.files.insert(name.to_string(), digest(&file)?);
-        }
+    let written = fill(&tmp, meta, write_files);
+    if written.is_err() {
+        let _ = fs::remove_dir_all(&tmp);
     }
-    let json = serde_json::to_string_pretty(meta).expect("checkpoint metadata serialises");
-    let meta_path = tmp.join(META);
-    fs::write(&meta_path, json).map_err(|e| CheckpointError::Io(meta_path, e))?;
+    written?;
     if target.exists() {
         fs::remove_dir_all(&target).map_err(|e| CheckpointError::Io(target.clone(), e))?;
     }
@@ -268,6 +414,25 @@ pub fn write<A: Serialize, M: Serialize>(
         }
     }
     Ok(target)
+}
+
+/// The files of checkpoint folder `tmp`: those of `write_files`, then `meta.json` with their
+/// digests.
+fn fill<A: Serialize, M: Serialize>(
+    tmp: &Path,
+    meta: &mut Meta<A, M>,
+    write_files: impl FnOnce(&Path) -> Result<(), CheckpointError>,
+) -> Result<(), CheckpointError> {
+    write_files(tmp)?;
+    meta.files.clear();
+    for name in [WEIGHTS, SAFETENSORS, TRAINER] {
+        let file = tmp.join(name);
+        if file.is_file() {
+            meta.files.insert(name.to_string(), digest(&file)?);
+        }
+    }
+    let json = serde_json::to_string_pretty(meta).expect("checkpoint metadata serialises");
+    write_file(&tmp.join(META), json.as_bytes())
 }
 
 /// What playing a run's network needs of the run's arguments: the search it trained with. The
@@ -300,23 +465,177 @@ pub struct LoadedNet {
 pub fn load_checkpoint(path: &Path) -> Result<LoadedNet, CheckpointError> {
     let dir = resolve(path)?;
     let meta: PlayMeta = read_meta(&dir)?;
-    let mut vs = nn::VarStore::new(Device::cuda_if_available());
+    meta.args.check(&dir.join(META))?;
+    let weights = Weights::read(&dir, &meta.rules, meta.net)?;
+    let vs = nn::VarStore::new(Device::cuda_if_available());
     let net = PolicyValueNet::new(&vs.root(), meta.net);
-    load_weights(&mut vs, &dir, meta.net)?;
+    weights.copy_into(&vs)?;
     Ok(LoadedNet { net, vs, meta })
 }
 
-/// Load the weights of checkpoint folder `dir` into `vs` (built for a `net` network).
-pub fn load_weights(
-    vs: &mut nn::VarStore,
-    dir: &Path,
-    net: NetConfig,
-) -> Result<(), CheckpointError> {
-    let path = dir.join(WEIGHTS);
-    vs.load(&path).map_err(|e| {
-        CheckpointError::Corrupt(
-            path,
-            format!("its tensors do not load into a {net:?} network: {e}"),
-        )
+impl SearchSettings {
+    /// Refuse settings a search cannot run with (`meta` names the file).
+    pub fn check(&self, meta: &Path) -> Result<(), CheckpointError> {
+        let bad = |why: String| Err(CheckpointError::Corrupt(meta.to_owned(), why));
+        if !(1..=MAX_SIMULATIONS).contains(&self.simulations) {
+            return bad(format!(
+                "args.simulations is {}; a search runs 1 to {MAX_SIMULATIONS}",
+                self.simulations
+            ));
+        }
+        for (name, x) in [
+            ("c_puct", self.c_puct),
+            ("dirichlet_alpha", self.dirichlet_alpha),
+        ] {
+            if !(x.is_finite() && x > 0.0) {
+                return bad(format!("args.{name} is {x}; it must be a positive number"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The most PUCT simulations per move a checkpoint's settings may ask for, as an `az:` spec may.
+pub const MAX_SIMULATIONS: u32 = 1_000_000;
+
+/// The largest network a checkpoint may describe: the trainer's limits on `--hidden` and
+/// `--blocks`.
+pub const MAX_HIDDEN: usize = 4096;
+/// See [`MAX_HIDDEN`].
+pub const MAX_BLOCKS: usize = 64;
+
+/// The tensors of a checkpoint's `weights.ot`, read and checked against the network that
+/// `meta.json` describes, ready to be copied into it.
+#[derive(Debug)]
+pub struct Weights {
+    path: PathBuf,
+    tensors: BTreeMap<String, Tensor>,
+}
+
+impl Weights {
+    /// Read the weights of checkpoint folder `dir`, whose `meta.json` says the network `net`
+    /// plays `rules`. Refused, naming what disagrees: a network that does not fit the rules or
+    /// is larger than any the trainer makes, and weights of another shape than `net` (the
+    /// shape they hold is worked out from the tensors and named).
+    pub fn read(dir: &Path, rules: &Rules, net: NetConfig) -> Result<Weights, CheckpointError> {
+        let meta = dir.join(META);
+        let path = dir.join(WEIGHTS);
+        let mismatch = |why: String| Err(CheckpointError::Mismatch(meta.clone(), why));
+        if net.holes != rules.holes() {
+            return mismatch(format!(
+                "its rules have {} holes per row, its network {}",
+                rules.holes(),
+                net.holes
+            ));
+        }
+        if !(2..=MAX_HIDDEN).contains(&net.hidden) || net.blocks > MAX_BLOCKS {
+            return mismatch(format!(
+                "its network ({}) is beyond what the trainer makes: hidden 2 to {MAX_HIDDEN}, at \
+                 most {MAX_BLOCKS} blocks",
+                describe(&net)
+            ));
+        }
+        // The file's tensors, and the network's copy of them.
+        let bytes = fs::metadata(&path)
+            .map_err(|e| CheckpointError::Io(path.clone(), e))?
+            .len();
+        crate::memory::check(&format!("loading {}", path.display()), 2, bytes, 0, "")
+            .map_err(|e| CheckpointError::Io(path.clone(), std::io::Error::other(e)))?;
+        let tensors: BTreeMap<String, Tensor> = Tensor::load_multi(&path)
+            .map_err(|e| {
+                CheckpointError::Corrupt(path.clone(), format!("libtorch cannot read it: {e}"))
+            })?
+            .into_iter()
+            .collect();
+        let held =
+            held_network(&tensors).map_err(|why| CheckpointError::Corrupt(path.clone(), why))?;
+        if held != net {
+            return mismatch(format!(
+                "it describes a network of {}, but {WEIGHTS} holds one of {}",
+                describe(&net),
+                describe(&held)
+            ));
+        }
+        Ok(Weights { path, tensors })
+    }
+
+    /// Copy the weights into `vs`, whose variables are those of the network they were read
+    /// for: each name must be there with its shape, and nothing else.
+    pub fn copy_into(self, vs: &nn::VarStore) -> Result<(), CheckpointError> {
+        let corrupt = |why: String| Err(CheckpointError::Corrupt(self.path.clone(), why));
+        let variables = vs.variables();
+        for (name, var) in &variables {
+            let Some(saved) = self.tensors.get(name) else {
+                return corrupt(format!("it lacks the network's tensor {name}"));
+            };
+            if saved.size() != var.size() {
+                return corrupt(format!(
+                    "its tensor {name} has shape {:?} where the network's has {:?}",
+                    saved.size(),
+                    var.size()
+                ));
+            }
+        }
+        if let Some(extra) = self.tensors.keys().find(|n| !variables.contains_key(*n)) {
+            return corrupt(format!("it holds a tensor {extra} the network lacks"));
+        }
+        tch::no_grad(|| {
+            for (name, mut var) in variables {
+                var.f_copy_(&self.tensors[&name]).map_err(|e| {
+                    CheckpointError::Corrupt(self.path.clone(), format!("{name}: {e}"))
+                })?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// The shape of the network whose tensors are `tensors`, from the sizes of its first and last
+/// layers and the number of its blocks (names as `network.rs` gives them).
+fn held_network(tensors: &BTreeMap<String, Tensor>) -> Result<NetConfig, String> {
+    let dims = |name: &str| -> Result<Vec<i64>, String> {
+        let t = tensors.get(name).ok_or_else(|| {
+            format!("it has no tensor {name}: not the weights of a network of this project")
+        })?;
+        Ok(t.size())
+    };
+    let (input, policy) = (dims("input.weight")?, dims("policy.weight")?);
+    let (&[hidden, input_len], &[holes, _]) = (input.as_slice(), policy.as_slice()) else {
+        return Err(format!(
+            "its input.weight has shape {input:?} and policy.weight {policy:?}: not two matrices"
+        ));
+    };
+    let blocks = (0..)
+        .take_while(|i| tensors.contains_key(&format!("block{i}.fc1.weight")))
+        .count();
+    let lookahead = match input_len {
+        n if n == 6 * holes + 2 => true,
+        n if n == 3 * holes + 2 => false,
+        n => {
+            return Err(format!(
+                "its input takes {n} values, neither 3 * {holes} + 2 nor 6 * {holes} + 2"
+            ));
+        }
+    };
+    Ok(NetConfig {
+        holes: holes as usize,
+        hidden: hidden as usize,
+        blocks,
+        lookahead,
     })
+}
+
+/// A network's shape in words.
+fn describe(net: &NetConfig) -> String {
+    format!(
+        "{} holes, hidden width {}, {} blocks, {}",
+        net.holes,
+        net.hidden,
+        net.blocks,
+        if net.lookahead {
+            "with look-ahead"
+        } else {
+            "without look-ahead"
+        }
+    )
 }

@@ -1,7 +1,8 @@
 //! AlphaZero-style self-play training with tch (libtorch), behind the `torch` feature.
 //!
 //! - [`network`]: the policy-value network, one definition for every board size.
-//! - [`puct`]: PUCT search with any [`Evaluator`](crate::Evaluator), many positions batched.
+//! - [`puct`]: PUCT search with any [`Evaluator`](crate::Evaluator), many positions batched, and
+//!   self-play (outside this feature: the Python binding searches with it too).
 //! - [`replay`], [`adam`]: the replay buffer and AdamW, both checkpointable.
 //! - [`trainer`]: the run's `Args` and one training iteration, start and resume.
 //! - [`checkpoint`]: the on-disk layout, written atomically and checked when read; loading a
@@ -16,7 +17,7 @@ pub mod adam;
 pub mod agent;
 pub mod checkpoint;
 pub mod network;
-pub mod puct;
+pub use crate::puct;
 pub mod rating;
 pub mod replay;
 pub mod trainer;

@@ -1,11 +1,14 @@
 //! Rating the network during training: matches against the search baselines, played by the
 //! match loop ([`crate::matches`]) with the network as a batch player (its moves in all games
-//! searched together, the baselines' moves spread over threads); and Elo ratings from the results
-//! (the baselines rated once by a round robin, anchored at `random` = 0).
+//! searched together, the baselines' moves spread over threads); Elo ratings from the results
+//! (the baselines rated once by a round robin, anchored at `random` = 0); and the network's
+//! accuracy on exact positions ([`crate::accuracy`]), searched in batches the same way.
 
+use crate::accuracy::{self, Accuracy, Trial};
 use crate::az::network::PolicyValueNet;
 use crate::az::puct::{BatchSearch, PuctConfig};
 use crate::matches::{self, BatchPlayer, Match, MatchError, Pairing, Salts, Seat, Tally};
+use crate::positions::ExactPosition;
 use crate::spec::from_spec;
 use crate::stats::{PairCount, bradley_terry, wilson_at};
 use rand::SeedableRng;
@@ -159,6 +162,33 @@ pub fn play_network_matches(
         progress(finished);
     })?;
     Ok(MatchResult::from_tally(&setup.opponent, &played.tallies[0]))
+}
+
+/// The accuracy of the network, searching as `config` says without noise, on `positions` (of
+/// `rules`): each position searched in a tree of its own, [`accuracy::BATCH`] of them together,
+/// on streams of `seed`. `progress` hears the number of positions done.
+pub fn network_accuracy(
+    net: &mut PolicyValueNet,
+    config: &PuctConfig,
+    rules: &Rules,
+    positions: &[ExactPosition],
+    seed: u64,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Accuracy, MatchError> {
+    let mut network = Network {
+        net,
+        config: config.without_noise(),
+        search: BatchSearch::new(),
+        eval_rng: ChaCha8Rng::seed_from_u64(seed),
+    };
+    let trial = Trial {
+        rules: *rules,
+        positions,
+        first: 0,
+        seed,
+        threads: 1,
+    };
+    accuracy::measure(&trial, &mut Seat::Batch(&mut network), progress)
 }
 
 /// Rate `names` by a round robin of `games` games per pair (each side of each opening of `opening`

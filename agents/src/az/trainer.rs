@@ -1,24 +1,30 @@
 //! The AlphaZero-style trainer, read top to bottom: the run's arguments, then one iteration
 //! (self-play with batched PUCT, training on the replay buffer, evaluation against the
-//! baselines, checkpoint), then starting and resuming.
+//! baselines and on exact positions, checkpoint), then starting and resuming.
 //!
 //! Every random choice comes from ChaCha streams derived from `(seed, iteration, game)`, and the
 //! optimiser moments and the replay buffer are checkpointed with the weights, so on the CPU a run
 //! resumed from iteration `k` repeats exactly what an uninterrupted run does after `k`.
 
+use crate::accuracy::{self, Kept};
 use crate::az::adam::AdamW;
-use crate::az::checkpoint::{self, CheckpointError, Meta, TRAINER, WEIGHTS};
-use crate::az::network::{NetConfig, PolicyValueNet, encode_input};
-use crate::az::puct::{BatchSearch, PuctConfig};
+use crate::az::checkpoint::{
+    self, CheckpointError, FileDigest, Meta, RunLock, SAFETENSORS, TRAINER, WEIGHTS,
+};
+use crate::az::network::{NetConfig, PolicyValueNet};
+use crate::az::puct::PuctConfig;
+use crate::az::puct::self_play::{self, SELF_PLAY, SelfPlayConfig, stream};
 use crate::az::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::az::replay::{ReplayBuffer, Sample};
+use crate::evaluator::Evaluator;
+use crate::memory::{self, MAX_THREADS};
+use crate::positions::PositionSet;
 use crate::stats::{Rate, rate_against};
-use crate::streams;
-use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sowing_env::{Outcome, Rules, State, random_opening};
+use sowing_env::Rules;
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tch::{Device, Kind, Tensor, nn};
@@ -28,9 +34,10 @@ use tch::{Device, Kind, Tensor, nn};
 /// Each iteration plays `--games-per-iteration` self-play games (PUCT with
 /// `--simulations` per move, Dirichlet noise at the root, moves drawn in proportion to visits for
 /// the first `--temperature-plies` plies and the most visited after), adds their positions to the
-/// replay buffer, trains on it with AdamW, plays the baselines, and writes a checkpoint to
-/// `--out`. `--resume DIR` continues a run exactly; it takes every setting from the checkpoint
-/// except the budget (`--iterations`, `--minutes`) and `--threads`.
+/// replay buffer, trains on it with AdamW, plays the baselines, measures the network's accuracy
+/// on exact positions (`--eval-positions`), and writes a checkpoint to `--out`. `--resume DIR`
+/// continues a run exactly; it takes every setting from the checkpoint except the budget
+/// (`--iterations`, `--minutes`) and `--threads`.
 #[derive(Clone, Debug, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Args {
     /// Preset to train on (see `sowing variants`); required unless --resume.
@@ -116,7 +123,8 @@ pub struct Args {
     /// Baselines played after every iteration, comma-separated agent specs.
     #[arg(long, default_value = "random,greedy,alphabeta:4,mcts:1000")]
     pub baselines: String,
-    /// Games against each baseline per evaluation (half from each side); 0 skips evaluation.
+    /// Games against each baseline per evaluation (half from each side); 0 skips the games
+    /// (accuracy on --eval-positions is still measured).
     #[arg(long, default_value_t = 20)]
     pub eval_games: u32,
     /// Evaluate after the first iteration and every this many iterations (the others' rows in
@@ -129,9 +137,21 @@ pub struct Args {
     /// pair share the opening), so that deterministic players meet in varied games.
     #[arg(long, default_value_t = 2)]
     pub eval_opening: u32,
-    /// PUCT simulations per move of the network in evaluation games.
+    /// PUCT simulations per move of the network in evaluation games and on the evaluation
+    /// positions.
     #[arg(long, default_value_t = 64)]
     pub eval_simulations: u32,
+    /// Exact positions (a `sowing positions` file) on which every evaluation measures how often
+    /// the network's move keeps the result and the best margin. Default: the variant's committed
+    /// set, data/positions/VARIANT.jsonl, when it exists (from the working directory); none
+    /// otherwise. A resumed run measures the same file, and refuses it if it changed.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default)]
+    pub eval_positions: Option<PathBuf>,
+    /// The size and hash of `eval_positions` when the run began (set by the trainer).
+    #[arg(skip)]
+    #[serde(default)]
+    pub eval_positions_digest: Option<FileDigest>,
     /// Self-play workers and threads for the baselines' moves (default: all cores); self-play
     /// results depend on it.
     #[arg(long)]
@@ -231,11 +251,100 @@ impl Args {
                 "positive (decay may be 0)",
             );
         }
+        if self.threads.is_some_and(|t| t > MAX_THREADS) {
+            return bad("threads", "at most 1024");
+        }
         for spec in self.baseline_specs() {
             crate::spec::from_spec(&spec).map_err(|e| TrainError::Args(e.to_string()))?;
         }
         Ok(())
     }
+
+    /// Refuse a run that needs more memory than there is, before anything is allocated: the
+    /// network with its gradients and AdamW's two moments, a copy per self-play worker, the
+    /// replay buffer, and an iteration's self-play samples (its games at [`SAMPLE_PLIES`]).
+    fn check_memory(&self, holes: usize) -> Result<(), TrainError> {
+        let net = NetConfig {
+            holes,
+            hidden: self.hidden,
+            blocks: self.blocks,
+            lookahead: self.lookahead,
+        };
+        let floats = |n: u128| n * 4;
+        let sample = floats((net.input_len() + holes + 1) as u128);
+        let workers = self
+            .threads()
+            .clamp(1, self.games_per_iteration.max(1) as usize) as u128;
+        let parts = [
+            (
+                "the network's copies",
+                floats(parameters(&net)) * (4 + workers),
+            ),
+            ("--replay-capacity", sample * self.replay_capacity as u128),
+            (
+                "--games-per-iteration",
+                sample * u128::from(SAMPLE_PLIES) * u128::from(self.games_per_iteration),
+            ),
+        ];
+        let needed: u128 = parts.iter().map(|(_, b)| b).sum();
+        let Some(available) = memory::available() else {
+            return Ok(());
+        };
+        if needed <= u128::from(available) {
+            return Ok(());
+        }
+        let detail: Vec<String> = parts
+            .iter()
+            .map(|(what, b)| format!("{what} {}", memory::size(*b)))
+            .collect();
+        Err(TrainError::Args(format!(
+            "this run needs {} of memory ({}), but {} is available: give a smaller --hidden, \
+             --blocks, --replay-capacity or --games-per-iteration",
+            memory::size(needed),
+            detail.join(", "),
+            memory::size(u128::from(available))
+        )))
+    }
+}
+
+/// Plies a self-play game is counted at when an iteration's samples are sized: more than most
+/// games last.
+const SAMPLE_PLIES: u32 = 150;
+
+/// Parameters of a network of shape `net`: the input layer, each block's norm and two square
+/// layers, the final norm, the policy head and the two layers of the value head.
+fn parameters(net: &NetConfig) -> u128 {
+    let (h, n, i) = (
+        net.hidden as u128,
+        net.holes as u128,
+        net.input_len() as u128,
+    );
+    let block = 2 * h + 2 * (h * h + h);
+    (i * h + h)
+        + net.blocks as u128 * block
+        + 2 * h
+        + (h * n + n)
+        + (h * (h / 2) + h / 2)
+        + (h / 2 + 1)
+}
+
+/// The evaluation positions of `args` (which names them), checked to be of `rules`.
+fn read_positions(args: &Args, rules: &Rules) -> Result<PositionSet, TrainError> {
+    let path = args.eval_positions.as_deref().expect("positions are named");
+    let variant = args.variant.as_deref().unwrap_or("the run's rules");
+    accuracy::read_set(path, variant, rules)
+        .map_err(|e| TrainError::Args(format!("--eval-positions: {e}")))
+}
+
+/// The size and hash of the evaluation positions file at `path`.
+fn positions_digest(path: &Path) -> Result<FileDigest, TrainError> {
+    checkpoint::digest(path).map_err(|e| match e {
+        CheckpointError::Io(_, e) => TrainError::Args(format!(
+            "--eval-positions: cannot read {}: {e}",
+            path.display()
+        )),
+        other => other.into(),
+    })
 }
 
 /// The default of a setting that older checkpoints lack.
@@ -306,6 +415,10 @@ pub struct IterationMetrics {
     pub elo: Option<f64>,
     /// Half-width of the Elo's 95% interval.
     pub elo_interval: Option<f64>,
+    /// The network's accuracy on the evaluation positions, if measured: how often its move kept
+    /// the result (of all positions, and of the critical ones) and the best margin.
+    #[serde(default)]
+    pub accuracy: Option<Kept>,
 }
 
 /// Where an iteration has got to, for progress bars.
@@ -319,6 +432,8 @@ pub enum Progress {
     Training(u32, u32),
     /// Evaluation: games finished of total.
     Evaluation(u32, u32),
+    /// Evaluation on exact positions: positions done of total.
+    Accuracy(u32, u32),
 }
 
 /// The checkpoint metadata of this trainer.
@@ -338,36 +453,37 @@ pub struct Trainer {
     history: Vec<IterationMetrics>,
     baseline_elo: BTreeMap<String, f64>,
     seconds: f64,
+    /// The evaluation positions, if any.
+    positions: Option<PositionSet>,
+    /// Held while the trainer lives: no other trainer writes its run directory meanwhile.
+    _lock: RunLock,
 }
 
-/// The random stream for `purpose` in iteration `iteration`, lane `lane` (a game, say).
-fn stream(seed: u64, purpose: u64, iteration: u32, lane: u32) -> ChaCha8Rng {
-    streams::stream(
-        seed,
-        purpose.wrapping_mul(0x9e37_79b9_7f4a_7c15),
-        u64::from(iteration) << 32 | u64::from(lane),
-    )
-}
-
-const SELF_PLAY: u64 = 1;
 const TRAINING: u64 = 2;
 const EVALUATION: u64 = 3;
-
-/// One self-play game in progress.
-struct Game {
-    state: State,
-    rng: ChaCha8Rng,
-    /// Per position: network input, search policy, root value, and the mover.
-    positions: Vec<(Vec<f32>, Vec<f32>, f32, sowing_env::Player)>,
-}
+const ACCURACY: u64 = 4;
 
 impl Trainer {
     /// A new run: fresh weights seeded by `args.seed`. Refuses a directory that already holds one.
-    pub fn new(args: Args) -> Result<Trainer, TrainError> {
+    pub fn new(mut args: Args) -> Result<Trainer, TrainError> {
         args.validate()?;
         let rules =
             Rules::preset(args.variant_name()?).map_err(|e| TrainError::Args(e.to_string()))?;
+        if args.eval_positions.is_none() {
+            let committed = accuracy::committed_set(args.variant_name()?);
+            args.eval_positions = committed.is_file().then_some(committed);
+        }
+        let positions = match &args.eval_positions {
+            None => None,
+            Some(path) => {
+                let set = read_positions(&args, &rules)?;
+                args.eval_positions_digest = Some(positions_digest(path)?);
+                Some(set)
+            }
+        };
+        args.check_memory(rules.holes())?;
         let dir = args.out_dir()?;
+        let lock = RunLock::acquire(&dir)?;
         if let Some(existing) = checkpoint::newest(&dir)? {
             return Err(TrainError::Args(format!(
                 "{} already holds a run ({}); continue it with --resume {} or choose another --out",
@@ -405,14 +521,38 @@ impl Trainer {
             history: Vec::new(),
             baseline_elo: BTreeMap::new(),
             seconds: 0.0,
+            positions,
+            _lock: lock,
         })
     }
 
-    /// Continue the run in `dir` from its newest checkpoint. Settings come from the checkpoint;
-    /// `budget` supplies `iterations`, `minutes` and `threads`, and a `variant` in it that differs
-    /// from the checkpoint's is refused.
+    /// Continue a run from its newest checkpoint: `dir` is the run directory, or its newest
+    /// `iter-NNNNNN` folder (whose parent is then the run directory, where the next checkpoints
+    /// go). Settings come from the checkpoint; `budget` supplies `iterations`, `minutes` and
+    /// `threads`, and a `variant` in it that differs from the checkpoint's is refused.
     pub fn resume(dir: &Path, budget: &Args) -> Result<Trainer, TrainError> {
         let found = checkpoint::resolve(dir)?;
+        let run = if dir.join(checkpoint::META).is_file() {
+            match dir.parent() {
+                Some(parent) if parent.as_os_str().is_empty() => Path::new("."),
+                Some(parent) => parent,
+                None => dir,
+            }
+        } else {
+            dir
+        };
+        let lock = RunLock::acquire(run)?;
+        let newest = checkpoint::newest(run)?;
+        if newest.as_deref().is_some_and(|n| !same_folder(n, &found)) {
+            return Err(TrainError::Args(format!(
+                "{} is not the newest checkpoint of its run {} ({} is): resume the run with \
+                 --resume {}",
+                found.display(),
+                run.display(),
+                newest.unwrap_or_default().display(),
+                run.display()
+            )));
+        }
         let meta: TrainMeta = checkpoint::read_meta(&found)?;
         if let Some(v) = &budget.variant
             && Some(v) != meta.args.variant.as_ref()
@@ -435,12 +575,29 @@ impl Trainer {
         args.iterations = budget.iterations;
         args.minutes = budget.minutes;
         args.threads = budget.threads;
-        args.out = Some(dir.to_owned());
+        args.out = Some(run.to_owned());
         args.validate()?;
+        let positions = match &args.eval_positions {
+            None => None,
+            Some(path) => {
+                let now = positions_digest(path)?;
+                if args.eval_positions_digest != Some(now) {
+                    return Err(TrainError::Args(format!(
+                        "the evaluation positions {} changed since the run began (its size and \
+                         hash differ), so its accuracy would not go on comparably; restore the \
+                         file, or start a new run",
+                        path.display()
+                    )));
+                }
+                Some(read_positions(&args, &meta.rules)?)
+            }
+        };
+        args.check_memory(meta.rules.holes())?;
         tch::set_num_threads(1);
-        let mut vs = nn::VarStore::new(Device::cuda_if_available());
+        let weights = checkpoint::Weights::read(&found, &meta.rules, meta.net)?;
+        let vs = nn::VarStore::new(Device::cuda_if_available());
         let net = PolicyValueNet::new(&vs.root(), meta.net);
-        checkpoint::load_weights(&mut vs, &found, meta.net)?;
+        weights.copy_into(&vs)?;
         let mut optimizer = AdamW::new(&vs, args.lr, args.weight_decay);
         let path = found.join(TRAINER);
         let saved: BTreeMap<String, Tensor> = Tensor::load_multi(&path)
@@ -455,7 +612,7 @@ impl Trainer {
         Ok(Trainer {
             args,
             rules: meta.rules,
-            dir: dir.to_owned(),
+            dir: run.to_owned(),
             vs,
             net,
             optimizer,
@@ -464,6 +621,8 @@ impl Trainer {
             history: meta.history,
             baseline_elo: meta.baseline_elo,
             seconds: meta.seconds,
+            positions,
+            _lock: lock,
         })
     }
 
@@ -529,6 +688,7 @@ impl Trainer {
         let (games, positions, south_wins, play_secs) = self.self_play(next, progress);
         let (steps, policy_loss, value_loss) = self.train(next, positions, progress);
         let eval = self.rate(next, progress)?;
+        let accuracy = self.accuracy(next, progress)?;
         let (elo, elo_interval) = if eval.is_empty() {
             (None, None)
         } else {
@@ -557,6 +717,7 @@ impl Trainer {
             eval,
             elo,
             elo_interval,
+            accuracy,
         };
         self.iteration = next;
         self.history.push(metrics.clone());
@@ -577,59 +738,59 @@ impl Trainer {
         let started = Instant::now();
         let total = self.args.games_per_iteration;
         let workers = (self.args.threads() as u32).clamp(1, total);
-        let slots = self.args.parallel_games.div_ceil(workers).max(1);
-        let mut nets = Vec::new();
+        let mut evaluators = Vec::new();
         for _ in 0..workers {
             let mut vs = nn::VarStore::new(self.vs.device());
-            let net = PolicyValueNet::new(&vs.root(), self.net.config());
+            let mut net = PolicyValueNet::new(&vs.root(), self.net.config());
             vs.copy(&self.vs)
                 .expect("a network copies into one of its own shape");
-            nets.push((vs, net));
+            // The network draws nothing from the stream; it is there for the trait.
+            let mut eval_rng = stream(self.args.seed, SELF_PLAY, iteration, u32::MAX);
+            evaluators.push(move |states: &[sowing_env::State], out: &mut [_]| {
+                // The worker owns the copy's variables as long as it plays with them.
+                let _variables = &vs;
+                net.evaluate_batch(states, &mut eval_rng, out);
+                Ok::<(), Infallible>(())
+            });
         }
-        let finished = std::sync::atomic::AtomicU32::new(0);
         progress(Progress::SelfPlay(0, total));
-        let outputs: Vec<WorkerGames> = std::thread::scope(|scope| {
-            let handles: Vec<_> = nets
-                .into_iter()
-                .enumerate()
-                .map(|(w, (vs, mut net))| {
-                    let games: Vec<u32> = (w as u32..total).step_by(workers as usize).collect();
-                    let (args, rules, finished) = (&self.args, &self.rules, &finished);
-                    scope.spawn(move || {
-                        let out =
-                            play_games(&mut net, args, rules, iteration, &games, slots, finished);
-                        drop(vs);
-                        out
-                    })
-                })
-                .collect();
-            while !handles.iter().all(|h| h.is_finished()) {
-                std::thread::sleep(std::time::Duration::from_millis(100));
-                progress(Progress::SelfPlay(
-                    finished.load(std::sync::atomic::Ordering::Relaxed),
-                    total,
-                ));
-            }
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a self-play worker panicked"))
-                .collect()
-        });
-        let (mut positions, mut south_wins) = (0u64, 0u32);
-        for out in outputs {
-            positions += out.samples.len() as u64;
-            south_wins += out.south_wins;
-            for sample in &out.samples {
-                self.buffer.push(sample);
-            }
+        let Ok(played) = self_play::play_dealt(
+            &self.rules,
+            &self.self_play_config(),
+            self.args.seed,
+            iteration,
+            0,
+            total,
+            self.args.parallel_games,
+            evaluators,
+            &mut |done| progress(Progress::SelfPlay(done, total)),
+        );
+        let positions = played.samples.len() as u64;
+        for sample in played.samples {
+            self.buffer.push(&Sample {
+                input: sample.input,
+                policy: sample.policy,
+                value: sample.value,
+            });
         }
         progress(Progress::SelfPlay(total, total));
         (
             total,
             positions,
-            south_wins,
+            played.south_wins,
             started.elapsed().as_secs_f64(),
         )
+    }
+
+    /// How self-play searches and chooses its moves.
+    fn self_play_config(&self) -> SelfPlayConfig {
+        SelfPlayConfig {
+            puct: self.args.puct(self.args.simulations),
+            temperature_plies: self.args.temperature_plies,
+            opening_plies: self.args.opening_plies,
+            value_mix: self.args.value_mix,
+            lookahead: self.args.lookahead,
+        }
     }
 
     /// Train on the replay buffer: `positions * sample_reuse / batch_size` AdamW steps. Returns
@@ -676,8 +837,7 @@ impl Trainer {
     ) -> Result<Vec<MatchResult>, TrainError> {
         let games = self.args.eval_games;
         let baselines = self.args.baseline_specs();
-        let due = iteration == 1 || iteration % self.args.eval_every == 0;
-        if games == 0 || baselines.is_empty() || !due {
+        if games == 0 || baselines.is_empty() || !self.evaluates(iteration) {
             return Ok(Vec::new());
         }
         if self.baseline_elo.is_empty() {
@@ -706,6 +866,39 @@ impl Trainer {
             results.push(result);
         }
         Ok(results)
+    }
+
+    /// Whether iteration `iteration` ends with an evaluation.
+    fn evaluates(&self, iteration: u32) -> bool {
+        iteration == 1 || iteration % self.args.eval_every == 0
+    }
+
+    /// The network's accuracy on the evaluation positions, with the evaluation's search; `None`
+    /// when there are none or no evaluation is due. Every evaluation draws the same streams.
+    fn accuracy(
+        &mut self,
+        iteration: u32,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Option<Kept>, TrainError> {
+        let Some(set) = &self.positions else {
+            return Ok(None);
+        };
+        if !self.evaluates(iteration) {
+            return Ok(None);
+        }
+        let total = set.positions.len() as u32;
+        progress(Progress::Accuracy(0, total));
+        let seed = seed_from(stream(self.args.seed, ACCURACY, 0, 0));
+        let measured = rating::network_accuracy(
+            &mut self.net,
+            &self.args.puct(self.args.eval_simulations),
+            &self.rules,
+            &set.positions,
+            seed,
+            &mut |done| progress(Progress::Accuracy(done as u32, total)),
+        )
+        .map_err(|e| TrainError::Args(e.to_string()))?;
+        Ok(Some(measured.kept))
     }
 
     /// Rate the baselines by a round robin of `eval_games` games per pair, `random` (or the first
@@ -752,113 +945,56 @@ impl Trainer {
         };
         let mut state = self.optimizer.state();
         state.extend(self.buffer.state());
+        let variables = self.variables();
+        let weights: Vec<(&str, &Tensor)> =
+            variables.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let state: Vec<(&str, &Tensor)> = state.iter().map(|(n, t)| (n.as_str(), t)).collect();
         let path = checkpoint::write(&self.dir, &mut meta, |tmp| {
-            self.vs
-                .save(tmp.join(WEIGHTS))
-                .map_err(|e| format!("saving weights: {e}"))?;
-            Tensor::save_multi(&state, tmp.join(TRAINER)).map_err(|e| format!("saving state: {e}"))
+            checkpoint::save_tensors(&tmp.join(WEIGHTS), &weights)?;
+            checkpoint::save_safetensors(&tmp.join(SAFETENSORS), &weights)?;
+            checkpoint::save_tensors(&tmp.join(TRAINER), &state)
         })?;
         Ok(path)
     }
 }
 
-/// What one self-play worker played.
-struct WorkerGames {
-    /// Training samples of its games, game by game in the order they ended.
-    samples: Vec<Sample>,
-    /// Games South won.
-    south_wins: u32,
-}
-
-/// Play self-play games `games` (ids, which fix their random streams), `slots` at a time with
-/// their leaves evaluated together, counting finished games in `finished`.
-fn play_games(
-    net: &mut PolicyValueNet,
-    args: &Args,
-    rules: &Rules,
-    iteration: u32,
-    games: &[u32],
-    slots: u32,
-    finished: &std::sync::atomic::AtomicU32,
-) -> WorkerGames {
-    let config = args.puct(args.simulations);
-    let n = rules.holes();
-    let net_config = net.config();
-    let input_len = net_config.input_len();
-    let mut search = BatchSearch::new();
-    let mut eval_rng = stream(args.seed, SELF_PLAY, iteration, u32::MAX);
-    let new_game = |g: u32| {
-        let mut rng = stream(args.seed, SELF_PLAY, iteration, g);
-        let plies = rng.random_range(0..=args.opening_plies);
-        Game {
-            state: random_opening(rules, plies, &mut rng),
-            rng,
-            positions: Vec::new(),
-        }
-    };
-    let mut queue = games.iter().copied();
-    let mut active: Vec<Game> = queue.by_ref().take(slots as usize).map(new_game).collect();
-    let mut out = WorkerGames {
-        samples: Vec::new(),
-        south_wins: 0,
-    };
-    while !active.is_empty() {
-        let roots: Vec<State> = active.iter().map(|g| g.state).collect();
-        let mut rngs: Vec<ChaCha8Rng> = active.iter().map(|g| g.rng.clone()).collect();
-        let results = search.search(&roots, &config, net, &mut rngs, &mut eval_rng);
-        let mut done = Vec::new();
-        for (i, (game, result)) in active.iter_mut().zip(&results).enumerate() {
-            game.rng = rngs[i].clone();
-            let mut input = vec![0.0f32; input_len];
-            encode_input(&game.state, net_config.lookahead, &mut input);
-            let visits: u32 = result.visits.iter().sum();
-            let policy: Vec<f32> = result.visits[..n]
-                .iter()
-                .map(|&v| v as f32 / visits.max(1) as f32)
-                .collect();
-            game.positions
-                .push((input, policy, result.value, game.state.to_move()));
-            let action = if game.state.ply() < args.temperature_plies {
-                result.sample_action(&mut game.rng)
-            } else {
-                result.best_action()
-            };
-            game.state = game.state.play_unchecked(action);
-            if !game.state.is_over() {
-                continue;
-            }
-            let outcome = game.state.outcome();
-            if outcome == Outcome::Won(sowing_env::Player::South) {
-                out.south_wins += 1;
-            }
-            let mix = args.value_mix;
-            for (input, policy, root_value, mover) in game.positions.drain(..) {
-                let z = outcome.reward(mover);
-                out.samples.push(Sample {
-                    input,
-                    policy,
-                    value: (1.0 - mix) * z + mix * root_value,
-                });
-            }
-            finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            done.push(i);
-        }
-        // Finished games make room for new ones, in slot order; slots left over close.
-        let mut closed = Vec::new();
-        for i in done {
-            match queue.next() {
-                Some(g) => active[i] = new_game(g),
-                None => closed.push(i),
-            }
-        }
-        for i in closed.into_iter().rev() {
-            active.remove(i);
-        }
+/// Whether `a` and `b` name the same folder (one may be relative, or reached by a link).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
     }
-    out
 }
 
 /// A seed drawn from a stream, for code that takes a `u64`.
 fn seed_from(mut rng: ChaCha8Rng) -> u64 {
     rand::Rng::next_u64(&mut rng)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parameter_count_is_the_networks() {
+        for (holes, hidden, blocks, lookahead) in
+            [(6, 8, 1, true), (10, 64, 3, false), (8, 33, 0, true)]
+        {
+            let net = NetConfig {
+                holes,
+                hidden,
+                blocks,
+                lookahead,
+            };
+            let vs = nn::VarStore::new(Device::Cpu);
+            let _built = PolicyValueNet::new(&vs.root(), net);
+            let count: i64 = vs
+                .variables()
+                .values()
+                .map(Tensor::numel)
+                .map(|n| n as i64)
+                .sum();
+            assert_eq!(parameters(&net), count as u128, "{net:?}");
+        }
+    }
 }

@@ -14,6 +14,7 @@ use super::plan::{Allowance, CHAIN_THRESHOLD, ChainPlan, MIN_GAMES};
 use super::shape::Shape;
 use super::solved::Solved;
 use serde::{Serialize, Serializer};
+use sowing_agents::accuracy::Accuracy;
 use sowing_agents::matches::Tally;
 use sowing_agents::stats::{Histogram, Mean, Rate};
 use sowing_env::Rules;
@@ -28,6 +29,21 @@ pub struct FamilyData {
     pub pairs: Vec<(usize, usize, Tally)>,
 }
 
+/// What was measured of the agents' accuracy on a variant's exact positions.
+#[derive(Clone, Debug)]
+pub enum AccuracyData {
+    /// Not measured, and why.
+    NotMeasured(String),
+    Measured {
+        /// The positions file.
+        file: String,
+        /// Positions measured, the first of the file.
+        positions: u64,
+        /// One per agent of the ladder, in its order.
+        agents: Vec<Accuracy>,
+    },
+}
+
 /// Everything measured on one variant.
 #[derive(Clone, Debug)]
 pub struct VariantData {
@@ -36,6 +52,7 @@ pub struct VariantData {
     /// Self-play of each balance agent; `None` when not measured.
     pub balance: Vec<(String, Option<Tally>)>,
     pub chains: Vec<FamilyData>,
+    pub accuracy: AccuracyData,
     pub learning: Learning,
     /// What is proven of the start.
     pub solved: Solved,
@@ -63,6 +80,7 @@ pub struct CoreSeconds {
     pub balance: f64,
     pub chains: f64,
     pub learning: f64,
+    pub accuracy: f64,
 }
 
 /// The figures of one variant.
@@ -78,9 +96,69 @@ pub struct VariantFigures {
     pub chains: Vec<Chain>,
     /// MCTS at 2k simulations against k, for the neighbouring levels of the MCTS chain.
     pub sensitivity: Vec<Sensitivity>,
+    /// Each agent level's accuracy on the variant's exact positions.
+    pub accuracy: AccuracyFigures,
     pub learning: Learning,
     /// The perfect-play result of the start, where it is proven.
     pub solved: Solved,
+}
+
+/// The agents' accuracy on a variant's exact positions.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum AccuracyFigures {
+    Measured {
+        /// The positions file (the variant's committed set).
+        positions_file: String,
+        /// Positions measured: the first of the file.
+        positions: u64,
+        /// One per agent, weakest family and budget first.
+        agents: Vec<AgentAccuracy>,
+    },
+    NotMeasured {
+        not_measured: String,
+    },
+}
+
+impl AccuracyFigures {
+    /// The figures of agent `spec`, when measured.
+    pub fn of(&self, spec: &str) -> Option<&AgentAccuracy> {
+        match self {
+            AccuracyFigures::Measured { agents, .. } => agents.iter().find(|a| a.agent == spec),
+            AccuracyFigures::NotMeasured { .. } => None,
+        }
+    }
+}
+
+/// How often one agent's move kept the result and the best margin.
+#[derive(Clone, Debug, Serialize)]
+pub struct AgentAccuracy {
+    pub agent: String,
+    #[serde(flatten)]
+    pub kept: KeptFigures,
+    /// By phase: seeds on the board, in bands.
+    pub phases: Vec<PhaseAccuracy>,
+}
+
+/// The shares of positions where a move kept the result (of all, and of the critical ones, where
+/// some move does not) and the best margin.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct KeptFigures {
+    #[serde(serialize_with = "positions_rate_json")]
+    pub keeps_result: Rate,
+    #[serde(serialize_with = "positions_rate_json")]
+    pub keeps_result_critical: Rate,
+    #[serde(serialize_with = "positions_rate_json")]
+    pub keeps_margin: Rate,
+}
+
+/// An agent's accuracy on the positions of one band of seeds on the board.
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseAccuracy {
+    pub seeds_low: u32,
+    pub seeds_high: u32,
+    #[serde(flatten)]
+    pub kept: KeptFigures,
 }
 
 /// Game shape and complexity under random play.
@@ -244,6 +322,7 @@ impl Figures {
                 balance: allowance.balance / 1e6,
                 chains: allowance.chains / 1e6,
                 learning: allowance.learning / 1e6,
+                accuracy: allowance.accuracy / 1e6,
             },
             variants: data.iter().map(VariantFigures::new).collect(),
         }
@@ -277,6 +356,7 @@ impl VariantFigures {
             balance,
             chains: d.chains.iter().map(Chain::new).collect(),
             sensitivity: sensitivity(&d.chains),
+            accuracy: AccuracyFigures::new(&d.accuracy),
             learning: d.learning.clone(),
             solved: d.solved.clone(),
         }
@@ -367,6 +447,44 @@ impl Chain {
     }
 }
 
+impl AccuracyFigures {
+    fn new(data: &AccuracyData) -> AccuracyFigures {
+        let kept = |k: &sowing_agents::accuracy::Kept| KeptFigures {
+            keeps_result: k.result,
+            keeps_result_critical: k.critical,
+            keeps_margin: k.margin,
+        };
+        match data {
+            AccuracyData::NotMeasured(reason) => AccuracyFigures::NotMeasured {
+                not_measured: reason.clone(),
+            },
+            AccuracyData::Measured {
+                file,
+                positions,
+                agents,
+            } => AccuracyFigures::Measured {
+                positions_file: file.clone(),
+                positions: *positions,
+                agents: agents
+                    .iter()
+                    .map(|a| AgentAccuracy {
+                        agent: a.player.clone(),
+                        kept: kept(&a.kept),
+                        phases: a
+                            .bands()
+                            .map(|b| PhaseAccuracy {
+                                seeds_low: b.low,
+                                seeds_high: b.high,
+                                kept: kept(&b.kept),
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            },
+        }
+    }
+}
+
 /// MCTS at 2k simulations against k, for each neighbouring pair of the MCTS family.
 fn sensitivity(families: &[FamilyData]) -> Vec<Sensitivity> {
     let Some(f) = families.iter().find(|f| f.family == "mcts") else {
@@ -395,6 +513,17 @@ pub fn measured(rate: Rate) -> Option<(f64, f64)> {
 
 /// A rate in `results.json`: its value, interval and count, or why it was not measured.
 fn rate_json<S: Serializer>(rate: &Rate, s: S) -> Result<S::Ok, S::Error> {
+    rate_form(rate, "games", s)
+}
+
+/// A rate over positions in `results.json`, as [`rate_json`] gives one over games.
+fn positions_rate_json<S: Serializer>(rate: &Rate, s: S) -> Result<S::Ok, S::Error> {
+    rate_form(rate, "positions", s)
+}
+
+/// A rate of `trials` (games, positions): its value, interval and count, or why it was not
+/// measured.
+fn rate_form<S: Serializer>(rate: &Rate, trials: &str, s: S) -> Result<S::Ok, S::Error> {
     #[derive(Serialize)]
     #[serde(untagged)]
     enum Form {
@@ -419,7 +548,7 @@ fn rate_json<S: Serializer>(rate: &Rate, s: S) -> Result<S::Ok, S::Error> {
         },
         None => Form::NotMeasured {
             value: None,
-            not_measured: format!("fewer than {MIN_GAMES} games"),
+            not_measured: format!("fewer than {MIN_GAMES} {trials}"),
             n: rate.n,
         },
     }

@@ -129,7 +129,7 @@ pub fn measure(
         Ok(t) => t,
         Err(e) => return Learning::NotMeasured(format!("the trainer could not start: {e}")),
     };
-    eprintln!("learning: training on {} for {seconds:.0} s", variant.name);
+    crate::output::note!("learning: training on {} for {seconds:.0} s", variant.name);
     let session = std::time::Instant::now();
     let mut last = 0.0;
     let mut curve = Vec::new();
@@ -156,7 +156,7 @@ pub fn measure(
         ));
     }
     if let Err(e) = cache.store(&key, &curve) {
-        eprintln!(
+        crate::output::note!(
             "warning: cannot cache the learning curve of {}: {e}",
             variant.name
         );

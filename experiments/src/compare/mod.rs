@@ -3,11 +3,13 @@
 //!
 //! The run: resolve the variants; size the random-play measurement from the budget; play it;
 //! from the (deterministic) shape of those games, size the agent measurements (balance, skill
-//! chains, search sensitivity) and play them; train on each variant if the trainer is built in;
-//! write the report. Every unit of work is cached in the output directory as it finishes, so an
+//! chains, search sensitivity) and play them; measure a ladder of agents' accuracy on each
+//! variant's committed exact positions; train on each variant if the trainer is built in; write
+//! the report. Every unit of work is cached in the output directory as it finishes, so an
 //! interrupted run resumes and a longer budget extends a finished one. See [`plan`] for how the
 //! budget is split.
 
+mod accuracy;
 mod cache;
 mod chain;
 mod config;
@@ -47,8 +49,8 @@ pub struct Args {
     /// Seed of every game played.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Threads to play on (default: every core). Part of the plan: the budget buys this many
-    /// cores' worth of games.
+    /// Threads to play on (default: every core; at most 1024). Part of the plan: the budget buys
+    /// this many cores' worth of games.
     #[arg(long)]
     threads: Option<usize>,
     /// Compute at most this many units of work in this run, then stop without a report; run again
@@ -103,7 +105,7 @@ fn resolve(variants: Option<&str>, files: &[PathBuf]) -> Result<Vec<Variant>, St
         }
     }
     for file in files {
-        let named = crate::select::read_rules(file)?;
+        let named = crate::select::read_rules(file)?.playable()?;
         push(
             &mut out,
             Variant {
@@ -122,7 +124,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let variants = resolve(args.variants.as_deref(), &args.rules)?;
     let threads = match args.threads {
         Some(0) => return Err("--threads must be at least 1".into()),
-        Some(t) => t,
+        Some(t) => sowing_agents::memory::threads(t)?,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let command: Vec<String> = std::env::args().collect();

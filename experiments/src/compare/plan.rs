@@ -13,6 +13,10 @@
 //!   sensitivity): 40%;
 //! - learnability (the trainer, with the `torch` feature): 20%. Without it that fifth is shared
 //!   out over the others in the same proportions.
+//!
+//! When a variant has a committed set of exact positions, accuracy (the [`ACCURACY_AGENTS`] on
+//! its first positions) takes 15% of every variant's share, the others keeping their proportions
+//! in the rest; a variant without a set leaves that part unspent.
 
 use super::shape::Shape;
 use std::fmt;
@@ -39,12 +43,30 @@ pub const CHAIN_THRESHOLD: f64 = 0.6;
 pub const MAX_LEVELS: usize = 10;
 /// The agents whose self-play measures balance, besides random play.
 pub const BALANCE_AGENTS: [&str; 3] = ["greedy", "alphabeta:4", "mcts:200"];
+/// The ladder of agents whose accuracy is measured on each variant's exact positions: the same
+/// agents everywhere, so that a variant where they play less accurately is the harder one.
+pub const ACCURACY_AGENTS: [&str; 10] = [
+    "random",
+    "greedy",
+    "alphabeta:1",
+    "alphabeta:2",
+    "alphabeta:3",
+    "alphabeta:4",
+    "mcts:100",
+    "mcts:200",
+    "mcts:500",
+    "mcts:1000",
+];
+/// Positions per unit of the accuracy measurement; the positions measured are whole units.
+pub const ACCURACY_UNIT: u64 = 100;
 
 /// Budget shares (shape, balance, chains, learnability), with and without learnability.
 const SHARES_WITH_LEARNING: [f64; 4] = [0.10, 0.30, 0.40, 0.20];
 const SHARES_WITHOUT_LEARNING: [f64; 4] = [0.125, 0.375, 0.50, 0.0];
 /// The MCTS chain's part of the chain share; alpha-beta gets the rest.
 const MCTS_CHAIN_SHARE: f64 = 0.6;
+/// Accuracy's share of the budget, when a variant has exact positions.
+const ACCURACY_SHARE: f64 = 0.15;
 
 /// The time for a whole comparison, as given on the command line: `90s`, `30m`, `2h`, `1h30m`
 /// (not an agent's `Budget` per move).
@@ -193,22 +215,36 @@ pub struct Allowance {
     pub balance: f64,
     pub chains: f64,
     pub learning: f64,
+    pub accuracy: f64,
 }
 
 impl Allowance {
-    /// Split `budget` (wall time, `threads` cores) over `variants` variants.
-    pub fn split(budget: TimeBudget, threads: usize, variants: usize, learning: bool) -> Allowance {
+    /// Split `budget` (wall time, `threads` cores) over `variants` variants; `accuracy` when
+    /// some variant has exact positions.
+    pub fn split(
+        budget: TimeBudget,
+        threads: usize,
+        variants: usize,
+        learning: bool,
+        accuracy: bool,
+    ) -> Allowance {
         let core_us = budget.0.as_secs_f64() * 1e6 * threads as f64 / variants.max(1) as f64;
         let s = if learning {
             SHARES_WITH_LEARNING
         } else {
             SHARES_WITHOUT_LEARNING
         };
+        let (accuracy, rest) = if accuracy {
+            (ACCURACY_SHARE, 1.0 - ACCURACY_SHARE)
+        } else {
+            (0.0, 1.0)
+        };
         Allowance {
-            shape: core_us * s[0],
-            balance: core_us * s[1],
-            chains: core_us * s[2],
-            learning: core_us * s[3],
+            shape: core_us * rest * s[0],
+            balance: core_us * rest * s[1],
+            chains: core_us * rest * s[2],
+            learning: core_us * rest * s[3],
+            accuracy: core_us * accuracy,
         }
     }
 }
@@ -337,6 +373,15 @@ pub fn chain_plans(allowance_us: f64, model: &CostModel) -> Vec<(String, Option<
     .collect()
 }
 
+/// Positions on which the [`ACCURACY_AGENTS`] are measured: whole units of [`ACCURACY_UNIT`]
+/// that the allowance pays for, at most the `available` positions of the set; 0 when not one unit
+/// fits. A position costs each agent one move.
+pub fn accuracy_positions(allowance_us: f64, model: &CostModel, available: u64) -> u64 {
+    let per_position: f64 = ACCURACY_AGENTS.iter().map(|a| model.move_us(a)).sum();
+    whole_units(allowance_us / per_position, ACCURACY_UNIT)
+        .min(available / ACCURACY_UNIT * ACCURACY_UNIT)
+}
+
 /// `count` rounded down to whole units of `unit`.
 fn whole_units(count: f64, unit: u64) -> u64 {
     if !count.is_finite() || count < 0.0 {
@@ -376,12 +421,30 @@ mod tests {
 
     #[test]
     fn the_split_uses_the_whole_budget() {
-        let a = Allowance::split(TimeBudget(Duration::from_secs(100)), 2, 4, true);
+        let a = Allowance::split(TimeBudget(Duration::from_secs(100)), 2, 4, true, false);
         let total = a.shape + a.balance + a.chains + a.learning;
         assert!((total - 50e6).abs() < 1.0);
-        let b = Allowance::split(TimeBudget(Duration::from_secs(100)), 2, 4, false);
+        assert_eq!(a.accuracy, 0.0);
+        let b = Allowance::split(TimeBudget(Duration::from_secs(100)), 2, 4, false, false);
         assert_eq!(b.learning, 0.0);
         assert!((b.shape + b.balance + b.chains - 50e6).abs() < 1.0);
+        // Accuracy takes its share; the others keep their proportions.
+        let c = Allowance::split(TimeBudget(Duration::from_secs(100)), 2, 4, true, true);
+        let total = c.shape + c.balance + c.chains + c.learning + c.accuracy;
+        assert!((total - 50e6).abs() < 1.0);
+        assert!((c.accuracy - 0.15 * 50e6).abs() < 1.0);
+        assert!((c.balance / c.chains - a.balance / a.chains).abs() < 1e-12);
+    }
+
+    #[test]
+    fn accuracy_measures_whole_units_the_budget_and_the_set_allow() {
+        let model = CostModel::prior(6, 4);
+        let per_position: f64 = ACCURACY_AGENTS.iter().map(|a| model.move_us(a)).sum();
+        assert_eq!(accuracy_positions(99.0 * per_position, &model, 2000), 0);
+        assert_eq!(accuracy_positions(250.0 * per_position, &model, 2000), 200);
+        assert_eq!(accuracy_positions(1e15, &model, 2000), 2000);
+        assert_eq!(accuracy_positions(1e15, &model, 1999), 1900);
+        assert_eq!(accuracy_positions(1e15, &model, 99), 0);
     }
 
     #[test]

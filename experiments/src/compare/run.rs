@@ -1,19 +1,25 @@
 //! The comparison run: plan, play every unit of work on all cores (or take it from the cache),
 //! and hand the figures to the report.
 
+use super::accuracy::{Committed, measure_unit};
 use super::cache::{Cache, UnitKey};
 use super::config::Config;
-use super::figures::{FamilyData, Figures, VariantData};
+use super::figures::{AccuracyData, FamilyData, Figures, VariantData};
 use super::games::play_unit;
 use super::learn::{self, Learning};
-use super::plan::{self, AGENT_UNIT, Allowance, ChainPlan, CostModel};
+use super::plan::{
+    self, ACCURACY_AGENTS, ACCURACY_UNIT, AGENT_UNIT, Allowance, ChainPlan, CostModel,
+};
 use super::report;
 use super::shape::{Shape, random_games};
-use super::sketch::hash_bytes;
+use super::sketch::{Sketch, hash_bytes};
 use super::solved;
+use crate::output::{note, outln};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Serialize, de::DeserializeOwned};
+use sowing_agents::accuracy::Accuracy;
 use sowing_agents::matches::Tally;
+use sowing_agents::memory::{self, TooLarge};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -27,6 +33,8 @@ enum Work {
     Match { a: String, b: String },
     /// The solver on the start, `nodes` positions at most.
     Solve { nodes: u64 },
+    /// Agent `spec`'s moves in exact positions; a unit's "games" are positions.
+    Accuracy { spec: String },
 }
 
 /// One cacheable unit of work.
@@ -207,7 +215,7 @@ fn log_timings(config: &Config, jobs: &[Job], timings: &[(usize, f64)]) {
         .open(&path)
         .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
     if let Err(e) = written {
-        eprintln!("warning: cannot write {}: {e}", path.display());
+        note!("warning: cannot write {}: {e}", path.display());
     }
 }
 
@@ -243,12 +251,15 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     let mut quota = Quota {
         left: config.max_units,
     };
+    let committed: Vec<Result<Committed, String>> =
+        config.variants.iter().map(Committed::of).collect();
     let split = |learning: bool| {
         Allowance::split(
             config.budget,
             config.threads,
             config.variants.len(),
             learning,
+            committed.iter().any(Result::is_ok),
         )
     };
     let mut learning = learn::availability();
@@ -271,6 +282,14 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         .map(|v| CostModel::prior(v.rules.holes(), v.rules.seeds()))
         .collect();
     let shape_games = plan::shape_games(allowance.shape, &priors);
+    let shape_unit = plan::shape_unit(&priors);
+    // Each unit's figures are held until the report: a distinct-position sketch and a histogram
+    // of lengths (1 KiB covers games of 128 plies) beside the unit itself.
+    check_plan(
+        "random play",
+        config.variants.len() as u64 * (shape_games / shape_unit),
+        (size_of::<Job>() + size_of::<Option<Shape>>() + Sketch::BYTES + 1024) as u64,
+    )?;
     let shape_jobs: Vec<Job> = config
         .variants
         .iter()
@@ -281,7 +300,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 "shape",
                 Work::Shape,
                 shape_games,
-                plan::shape_unit(&priors),
+                shape_unit,
                 priors[i].random_game_us(),
             )
         })
@@ -311,20 +330,23 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // Stage 2: agents, sized by the shape of each variant's random games.
-    let mut agent_jobs = Vec::new();
+    // (variant, measurement, work, games, games per unit, cost of a game) of each measurement.
+    let mut agent_units: Vec<(usize, String, Work, u64, u64, f64)> = Vec::new();
     let mut balance_plans = Vec::new();
     let mut chain_plans = Vec::new();
+    let mut models = Vec::new();
     for (i, shape) in shapes.iter().enumerate() {
         let model = CostModel::from_shape(shape).unwrap_or(priors[i]);
+        models.push(model);
         let balance = plan::balance_games(allowance.balance, &model);
         for (spec, games) in &balance {
             let work = Work::Match {
                 a: spec.clone(),
                 b: spec.clone(),
             };
-            agent_jobs.extend(units(
+            agent_units.push((
                 i,
-                &format!("self-play {spec}"),
+                format!("self-play {spec}"),
                 work,
                 *games,
                 plan::unit_games(AGENT_UNIT, model.game_us(spec, spec)),
@@ -340,9 +362,9 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                     a: a.clone(),
                     b: b.clone(),
                 };
-                agent_jobs.extend(units(
+                agent_units.push((
                     i,
-                    &match_name(a, b),
+                    match_name(a, b),
                     work,
                     chain.games_per_pair,
                     plan::unit_games(AGENT_UNIT, model.game_us(a, b)),
@@ -353,9 +375,20 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         balance_plans.push(balance);
         chain_plans.push(chains);
     }
+    check_plan(
+        "games between agents",
+        agent_units.iter().map(|u| u.3 / u.4).sum(),
+        (size_of::<Job>() + size_of::<Option<Tally>>()) as u64,
+    )?;
+    let agent_jobs: Vec<Job> = agent_units
+        .into_iter()
+        .flat_map(|(i, measurement, work, games, unit, game_us)| {
+            units(i, &measurement, work, games, unit, game_us)
+        })
+        .collect();
     let Some(tallies) = execute(config, &cache, &agent_jobs, "agents", &mut quota, |job| {
         let Work::Match { a, b } = &job.work else {
-            unreachable!("stage 2 has only matches")
+            unreachable!("the agents' stage has only matches")
         };
         let rules = &config.variants[job.variant].rules;
         play_unit(
@@ -380,7 +413,7 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         total
     };
 
-    // The solved column: each start, within a small share of the budget.
+    // Stage 3: the solved column: each start, within a small share of the budget.
     let nodes = solved::nodes_for(
         config.budget.0.as_secs_f64(),
         config.threads,
@@ -410,7 +443,91 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
         return stopped(config);
     };
 
-    // Stage 3: learning, one variant at a time (the trainer uses every core itself).
+    // Stage 4: accuracy on the variants' committed sets of exact positions, sized like stage 2.
+    let mut accuracy_jobs = Vec::new();
+    let accuracy_plans: Vec<Result<u64, String>> = committed
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let c = c.as_ref().map_err(Clone::clone)?;
+            let available = c.set.positions.len() as u64;
+            let positions = plan::accuracy_positions(allowance.accuracy, &models[i], available);
+            if positions == 0 {
+                return Err(format!(
+                    "budget too small for {ACCURACY_UNIT} positions of {} for each of the \
+                     {} agents",
+                    c.file.display(),
+                    ACCURACY_AGENTS.len()
+                ));
+            }
+            for spec in ACCURACY_AGENTS {
+                let work = Work::Accuracy {
+                    spec: spec.to_string(),
+                };
+                accuracy_jobs.extend(units(
+                    i,
+                    &c.measurement(spec),
+                    work,
+                    positions,
+                    ACCURACY_UNIT,
+                    models[i].move_us(spec),
+                ));
+            }
+            Ok(positions)
+        })
+        .collect();
+    let Some(measured) = execute(
+        config,
+        &cache,
+        &accuracy_jobs,
+        "accuracy",
+        &mut quota,
+        |job| {
+            let Work::Accuracy { spec } = &job.work else {
+                unreachable!("the accuracy stage has only accuracy units")
+            };
+            let c = committed[job.variant]
+                .as_ref()
+                .expect("units only of variants with a set");
+            measure_unit(
+                &c.set,
+                spec,
+                job.stream_seed(config),
+                job.index * job.games,
+                job.games,
+            )
+        },
+    )?
+    else {
+        return stopped(config);
+    };
+    let accuracy_of = |variant: usize| -> AccuracyData {
+        let (c, positions) = match (&committed[variant], &accuracy_plans[variant]) {
+            (Ok(c), Ok(positions)) => (c, *positions),
+            (Err(reason), _) | (_, Err(reason)) => {
+                return AccuracyData::NotMeasured(reason.clone());
+            }
+        };
+        let agents = ACCURACY_AGENTS
+            .iter()
+            .map(|spec| {
+                let mut whole = Accuracy::new(spec);
+                for (job, part) in accuracy_jobs.iter().zip(&measured) {
+                    if job.variant == variant && job.measurement == c.measurement(spec) {
+                        whole.merge(part);
+                    }
+                }
+                whole
+            })
+            .collect();
+        AccuracyData::Measured {
+            file: c.file.display().to_string(),
+            positions,
+            agents,
+        }
+    };
+
+    // Stage 5: learning, one variant at a time (the trainer uses every core itself).
     let data: Vec<VariantData> = config
         .variants
         .iter()
@@ -444,15 +561,35 @@ pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
                 shape: shapes[i].clone(),
                 balance,
                 chains,
+                accuracy: accuracy_of(i),
                 learning,
                 solved: solved[i].clone(),
             }
         })
         .collect();
     let written = report::write(&config.out, &Figures::new(config, &allowance, &data))?;
-    println!("{}", written.summary_table);
-    println!("report: {}", written.report.display());
+    outln!("{}", written.summary_table)?;
+    outln!("report: {}", written.report.display())?;
     Ok(())
+}
+
+/// Refuse a plan whose `units` units of `stage`, `each` bytes held until the report, need more
+/// memory than there is; a budget and threads that large would also write as many cache files.
+fn check_plan(stage: &str, units: u64, each: u64) -> Result<(), String> {
+    memory::check(
+        &format!("the plan's {units} units of {stage}"),
+        units,
+        each,
+        0,
+        "units",
+    )
+    .map_err(|e| {
+        let e = TooLarge {
+            largest_fit: None,
+            ..e
+        };
+        format!("{e}: give a smaller --budget or fewer --threads")
+    })
 }
 
 /// The measurement name of a match between two agents, the stronger first.
@@ -461,11 +598,11 @@ fn match_name(stronger: &str, weaker: &str) -> String {
 }
 
 fn stopped(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
-    println!(
+    outln!(
         "stopped after {} units of work (--max-units); run the same command without it to finish \
          (the cache in {} keeps what was done)",
         config.max_units.unwrap_or(0),
         config.out.display()
-    );
+    )?;
     Ok(())
 }

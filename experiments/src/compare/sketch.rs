@@ -26,6 +26,9 @@ impl Default for Sketch {
 }
 
 impl Sketch {
+    /// Bytes of its registers.
+    pub const BYTES: usize = SKETCH_REGISTERS;
+
     pub fn insert(&mut self, hash: u64) {
         let index = (hash >> (64 - SKETCH_BITS)) as usize;
         // The rank of the first set bit among the remaining bits, capped at their number + 1.

@@ -10,6 +10,10 @@ as fast, exact reinforcement-learning environments, over a Rust engine.
   ``sowing.vector.VecEnv``: a Gymnasium vector env.
 - ``sowing.pettingzoo.env(variant)``: the two-player game as a PettingZoo AEC env.
 - ``sowing.agents``: the Rust search agents (``AlphaBeta(depth=6)``, ``from_spec("mcts:1000")``).
+- ``sowing.search``: the Rust batched PUCT search with leaves valued by a Python network
+  (``search``, ``self_play``, ``NetworkAgent``); ``sowing.nn``: the network of ``sowing train``
+  in PyTorch, loading its checkpoints (needs torch); ``sowing.ray``: self-play on Ray (needs
+  ray).
 - ``Tablebase``: exact values of every position with few seeds on the board
   (``Tablebase(path).value(state)``, ``Tablebase.build(variant, max_seeds, path)``).
 
@@ -54,8 +58,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # The agents and the PettingZoo env load on first use: PettingZoo is an optional dependency.
-    if name in ("agents", "pettingzoo"):
+    # These load on first use: PettingZoo, torch and ray are optional dependencies.
+    if name in ("agents", "pettingzoo", "search", "nn", "ray"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

@@ -206,6 +206,24 @@ class Proof:
     def nodes(self) -> int:
         """Positions made."""
 
+def play_match(
+    variant: str | Rules,
+    a: str,
+    b: str,
+    to: int,
+    seed: int,
+    opening: int,
+    games_per_estimate: int,
+    max_games: int | None,
+    threads: int,
+) -> str:
+    """A series between ``a`` and ``b`` to ``to`` wins; the report as JSON (``sowing.agents.play_match``)."""
+
+def series_odds(
+    to: int, a_south: tuple[float, float, float], a_north: tuple[float, float, float]
+) -> tuple[float, float, float, float | None]:
+    """``(a_wins, b_wins, never_ends, expected_games)`` of a series (``sowing.agents.series_odds``)."""
+
 def solve(state: State, nodes: int = 1_000_000, depth: int = 61, table_bits: int = 20) -> Proof:
     """Prove by exact search what ``state`` is worth to the player to move (GIL released;
     Ctrl-C stops it with ``KeyboardInterrupt``). ``depth`` is 1 to 999 plies, ``table_bits``
@@ -272,3 +290,91 @@ class Tablebase:
     def path(self) -> pathlib.Path | None:
         """The file the table was read from or last written to."""
     def __len__(self) -> int: ...
+
+# The batched search of sowing.search (see search.py for the documented wrappers).
+
+class LinearEvaluator:
+    """A linear policy ``obs @ policy`` and value ``tanh(obs @ value)`` evaluated in Rust."""
+
+    def __new__(cls, policy: Any, value: Any, lookahead: bool = True) -> Self: ...
+    @property
+    def holes(self) -> int: ...
+    @property
+    def lookahead(self) -> bool: ...
+
+class Search:
+    def __new__(
+        cls,
+        evaluate: Any,
+        simulations: int,
+        c_puct: float,
+        dirichlet_alpha: float,
+        noise_fraction: float,
+        lookahead: bool,
+    ) -> Self: ...
+    def run(
+        self, states: list[State], seed: int, trees: list[int] | None = None
+    ) -> tuple[
+        npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.int64]
+    ]: ...
+    def clear(self) -> None: ...
+
+class NetworkAgent:
+    def __new__(
+        cls,
+        name: str,
+        evaluate: Any,
+        holes: int,
+        simulations: int,
+        c_puct: float,
+        lookahead: bool,
+        solver_nodes: int,
+        seed: int,
+    ) -> Self: ...
+    def choose(self, state: State) -> int: ...
+    def seed(self, seed: int) -> None: ...
+    def new_game(self) -> None: ...
+    @property
+    def current_seed(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    def __call__(self, state: State) -> int: ...
+
+def self_play(
+    variant: str | Rules,
+    evaluate: Any,
+    games: int,
+    first_game: int,
+    seed: int,
+    iteration: int,
+    simulations: int,
+    c_puct: float,
+    dirichlet_alpha: float,
+    noise_fraction: float,
+    temperature_plies: int,
+    opening_plies: int,
+    value_mix: float,
+    parallel_games: int,
+    threads: int,
+    lookahead: bool,
+) -> tuple[
+    npt.NDArray[np.float32],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.float32],
+    npt.NDArray[np.float32],
+    npt.NDArray[np.int64],
+    int,
+]: ...
+def network_match(
+    variant: str | Rules,
+    agent: NetworkAgent,
+    opponent: str,
+    games: int,
+    seed: int,
+    opening: int,
+    threads: int,
+) -> tuple[int, int, int]: ...
+def rate_round_robin(
+    variant: str | Rules, names: list[str], games: int, seed: int, opening: int, threads: int
+) -> list[float]: ...
+def elo_against(results: list[tuple[float, float, int]], z: float) -> tuple[float, float]: ...

@@ -1,8 +1,9 @@
 //! The raw CSV files beside the report, one typed row per line, serialised from the figures by
-//! the `csv` crate: `shape.csv`, `lengths.csv`, `balance.csv`, `matches.csv`, `learning.csv`.
+//! the `csv` crate: `shape.csv`, `lengths.csv`, `balance.csv`, `matches.csv`, `accuracy.csv`,
+//! `learning.csv`.
 //! Every rate comes with its count and Wilson interval, whatever the count.
 
-use crate::compare::figures::{Chain, Figures};
+use crate::compare::figures::{AccuracyFigures, Chain, Figures, KeptFigures};
 use crate::compare::learn::Learning;
 use serde::{Serialize, Serializer};
 use sowing_agents::stats::Rate;
@@ -90,6 +91,52 @@ struct MatchRow<'a> {
 }
 
 #[derive(Default, Serialize)]
+struct AccuracyRow<'a> {
+    variant: &'a str,
+    agent: &'a str,
+    /// `all`, or the seeds on the board of a phase band, e.g. `8-15`.
+    phase: String,
+    result_n: u64,
+    result: Number,
+    result_lo95: Number,
+    result_hi95: Number,
+    critical_n: u64,
+    critical: Number,
+    critical_lo95: Number,
+    critical_hi95: Number,
+    margin_n: u64,
+    margin: Number,
+    margin_lo95: Number,
+    margin_hi95: Number,
+}
+
+impl<'a> AccuracyRow<'a> {
+    fn new(variant: &'a str, agent: &'a str, phase: String, k: &KeptFigures) -> AccuracyRow<'a> {
+        let (result_n, result, result_lo95, result_hi95) = rate_columns(k.keeps_result);
+        let (critical_n, critical, critical_lo95, critical_hi95) =
+            rate_columns(k.keeps_result_critical);
+        let (margin_n, margin, margin_lo95, margin_hi95) = rate_columns(k.keeps_margin);
+        AccuracyRow {
+            variant,
+            agent,
+            phase,
+            result_n,
+            result,
+            result_lo95,
+            result_hi95,
+            critical_n,
+            critical,
+            critical_lo95,
+            critical_hi95,
+            margin_n,
+            margin,
+            margin_lo95,
+            margin_hi95,
+        }
+    }
+}
+
+#[derive(Default, Serialize)]
 struct LearningRow<'a> {
     variant: &'a str,
     iteration: u64,
@@ -103,6 +150,7 @@ struct LearningRow<'a> {
 pub fn write(dir: &Path, figures: &Figures) -> Result<(), String> {
     let (mut shape, mut lengths, mut balance, mut matches, mut learning) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut accuracy = Vec::new();
     for d in &figures.variants {
         let s = &d.shape;
         let variant = d.variant.as_str();
@@ -196,6 +244,15 @@ pub fn write(dir: &Path, figures: &Figures) -> Result<(), String> {
                 });
             }
         }
+        if let AccuracyFigures::Measured { agents, .. } = &d.accuracy {
+            for a in agents {
+                accuracy.push(AccuracyRow::new(variant, &a.agent, "all".into(), &a.kept));
+                accuracy.extend(a.phases.iter().map(|p| {
+                    let phase = format!("{}-{}", p.seeds_low, p.seeds_high);
+                    AccuracyRow::new(variant, &a.agent, phase, &p.kept)
+                }));
+            }
+        }
         if let Learning::Curve(points) = &d.learning {
             learning.extend(points.iter().map(|p| LearningRow {
                 variant,
@@ -211,6 +268,7 @@ pub fn write(dir: &Path, figures: &Figures) -> Result<(), String> {
     write_rows(&dir.join("lengths.csv"), &lengths)?;
     write_rows(&dir.join("balance.csv"), &balance)?;
     write_rows(&dir.join("matches.csv"), &matches)?;
+    write_rows(&dir.join("accuracy.csv"), &accuracy)?;
     write_rows(&dir.join("learning.csv"), &learning)
 }
 

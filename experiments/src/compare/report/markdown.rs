@@ -2,10 +2,11 @@
 //! and a detail table per finding, and the plots.
 
 use super::Table;
-use crate::compare::figures::{Chain, Figures, VariantFigures, measured};
+use crate::compare::figures::{AccuracyFigures, Chain, Figures, VariantFigures, measured};
 use crate::compare::learn::{CurvePoint, Learning};
 use crate::compare::plan::{
-    AGENT_UNIT, BALANCE_AGENTS, CHAIN_THRESHOLD, MIN_GAMES, MIN_UNIT_US, OPENING_PLIES, SHAPE_UNIT,
+    ACCURACY_AGENTS, ACCURACY_UNIT, AGENT_UNIT, BALANCE_AGENTS, CHAIN_THRESHOLD, MIN_GAMES,
+    MIN_UNIT_US, OPENING_PLIES, SHAPE_UNIT,
 };
 use crate::compare::sketch::Sketch;
 use sowing_agents::matches::Tally;
@@ -33,12 +34,13 @@ pub fn report(figures: &Figures, summary: &Table, plots: &str) -> String {
     let _ = writeln!(
         md,
         "The budget was split, for each variant, into core-seconds: game shape {:.1}, balance \
-         {:.1}, skill chains {:.1}, learning {:.1} (a fixed cost model turns these into whole \
-         units of work, {SHAPE_UNIT} x 2^k random games or {AGENT_UNIT} x 2^k agent games, each \
-         costing at least {} ms).\n",
+         {:.1}, skill chains {:.1}, accuracy {:.1}, learning {:.1} (a fixed cost model turns \
+         these into whole units of work, {SHAPE_UNIT} x 2^k random games, {AGENT_UNIT} x 2^k \
+         agent games or {ACCURACY_UNIT} positions, each costing at least {} ms).\n",
         a.shape,
         a.balance,
         a.chains,
+        a.accuracy,
         a.learning,
         MIN_UNIT_US / 1000.0
     );
@@ -50,10 +52,11 @@ pub fn report(figures: &Figures, summary: &Table, plots: &str) -> String {
     balance_finding(data, &mut md);
     chain_finding(data, &mut md);
     sensitivity_finding(data, &mut md);
+    accuracy_finding(data, &mut md);
     learning_finding(data, &mut md);
     md.push_str("## Plots\n\n");
     md.push_str(plots);
-    md.push_str("## Raw data\n\n`summary.csv` (the table above), `shape.csv`, `lengths.csv` (game-length counts), `balance.csv`, `matches.csv` (every skill-chain pair), `learning.csv`, and `results.json` (all of it, with the command and seed).\n");
+    md.push_str("## Raw data\n\n`summary.csv` (the table above), `shape.csv`, `lengths.csv` (game-length counts), `balance.csv`, `matches.csv` (every skill-chain pair), `accuracy.csv` (every agent level, overall and by phase), `learning.csv`, and `results.json` (all of it, with the command and seed).\n");
     md
 }
 
@@ -77,14 +80,9 @@ pub fn summary(figures: &Figures) -> Table {
             .iter()
             .map(|a| format!("1st player wins: {a}")),
     );
-    head.extend(
-        [
-            "skill chain: MCTS",
-            "skill chain: alpha-beta",
-            "learning: final Elo",
-        ]
-        .map(String::from),
-    );
+    head.extend(["skill chain: MCTS", "skill chain: alpha-beta"].map(String::from));
+    head.push(format!("critical accuracy: {}", strongest()));
+    head.push("learning: final Elo".to_string());
     let rows = figures
         .variants
         .iter()
@@ -114,11 +112,19 @@ pub fn summary(figures: &Figures) -> Table {
             for family in ["mcts", "alphabeta"] {
                 row.push(d.chain_of(family).map_or(NOT_MEASURED.into(), chain_cell));
             }
+            row.push(d.accuracy.of(strongest()).map_or(NOT_MEASURED.into(), |a| {
+                rate_cell(a.kept.keeps_result_critical)
+            }));
             row.push(learning_cell(&d.learning));
             row
         })
         .collect();
     Table { head, rows }
+}
+
+/// The strongest agent of the accuracy ladder, which the summary shows.
+fn strongest() -> &'static str {
+    ACCURACY_AGENTS[ACCURACY_AGENTS.len() - 1]
 }
 
 /// A rate and its interval, e.g. `52.0% [48.9, 55.1]`; "not measured" below [`MIN_GAMES`].
@@ -542,6 +548,124 @@ fn sensitivity_finding(data: &[VariantFigures], out: &mut String) {
         .collect();
     out.push_str(&Table { head, rows }.markdown());
     out.push('\n');
+}
+
+fn accuracy_finding(data: &[VariantFigures], out: &mut String) {
+    out.push_str("### Accuracy against exact positions\n\n");
+    let measured: Vec<&VariantFigures> = data
+        .iter()
+        .filter(|d| matches!(d.accuracy, AccuracyFigures::Measured { .. }))
+        .collect();
+    if measured.is_empty() {
+        let reasons: Vec<String> = data
+            .iter()
+            .filter_map(|d| match &d.accuracy {
+                AccuracyFigures::NotMeasured { not_measured } => {
+                    Some(format!("{}: {not_measured}", d.variant))
+                }
+                AccuracyFigures::Measured { .. } => None,
+            })
+            .collect();
+        let _ = writeln!(out, "Not measured ({}).\n", reasons.join("; "));
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Each agent of a fixed ladder ({}) chose a move in each of the first positions of the \
+         variant's committed set of exact positions (`data/positions/VARIANT.jsonl`, every move \
+         labelled with its perfect-play result by a tablebase or an exact search), each position \
+         a fresh game. A move keeps the result when its exact result (win, draw or loss, with \
+         best play after it) is the position's. Critical positions are those where some move \
+         does not keep it: in the others every move does, and random play does as well as \
+         perfect play. A move keeps the best margin when no other move leads to a better \
+         margin (the seeds the mover captures from here on less those the opponent captures). \
+         Rates with Wilson 95% intervals. The same search playing less \
+         accurately marks a harder variant: {} The sets of different variants hold different \
+         positions (their phases, how many are critical), so the critical column, and the order \
+         of the agents within a variant, compare better than single figures.\n",
+        ACCURACY_AGENTS.join(", "),
+        hardest_sentence(&measured),
+    );
+    let mut rows = Vec::new();
+    for d in data {
+        match &d.accuracy {
+            AccuracyFigures::Measured {
+                positions, agents, ..
+            } => rows.extend(agents.iter().map(|a| {
+                vec![
+                    d.variant.clone(),
+                    a.agent.clone(),
+                    positions.to_string(),
+                    rate_cell(a.kept.keeps_result),
+                    format!(
+                        "{} ({})",
+                        rate_cell(a.kept.keeps_result_critical),
+                        a.kept.keeps_result_critical.n
+                    ),
+                    rate_cell(a.kept.keeps_margin),
+                ]
+            })),
+            AccuracyFigures::NotMeasured { not_measured } => rows.push(vec![
+                d.variant.clone(),
+                String::new(),
+                "0".to_string(),
+                format!("{NOT_MEASURED} ({not_measured})"),
+                String::new(),
+                String::new(),
+            ]),
+        }
+    }
+    table(
+        out,
+        &[
+            "variant",
+            "agent",
+            "positions",
+            "keeps the result",
+            "critical positions (n)",
+            "keeps the best margin",
+        ],
+        rows,
+    );
+}
+
+/// Which measured variant the strongest agent of the ladder plays least accurately in, in words.
+fn hardest_sentence(measured: &[&VariantFigures]) -> String {
+    let spec = strongest();
+    let critical = |d: &VariantFigures| {
+        let rate = d.accuracy.of(spec)?.kept.keeps_result_critical;
+        measured_value(rate)
+    };
+    let ranked: Vec<(String, f64)> = {
+        let mut v: Vec<(String, f64)> = measured
+            .iter()
+            .filter_map(|d| Some((d.variant.clone(), critical(d)?)))
+            .collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    };
+    match ranked.as_slice() {
+        [] => format!(
+            "{spec} met too few critical positions (fewer than {MIN_GAMES}) to say which variant \
+             is harder."
+        ),
+        [(only, _)] => format!(
+            "only {only} has enough exact positions measured, so no variant can be compared with \
+             another yet."
+        ),
+        [(easiest, high), .., (hardest, low)] => format!(
+            "{spec} keeps the result in {:.1}% of the critical positions of {easiest} and {:.1}% \
+             of those of {hardest}, the hardest variant for it by this measure (the intervals \
+             below say whether the difference is sure).",
+            100.0 * high,
+            100.0 * low
+        ),
+    }
+}
+
+/// A rate's value when it rests on enough trials to be reported.
+fn measured_value(rate: Rate) -> Option<f64> {
+    measured(rate).and(rate.value())
 }
 
 fn learning_finding(data: &[VariantFigures], out: &mut String) {

@@ -1,9 +1,9 @@
 //! The report's plots, drawn from the figures into `DIR/plots`: balance per agent, skill chains,
-//! search sensitivity, game lengths and learning curves.
+//! search sensitivity, game lengths, accuracy per agent level and learning curves.
 
 use crate::compare::figures::{Figures, measured};
 use crate::compare::learn::Learning;
-use crate::compare::plan::BALANCE_AGENTS;
+use crate::compare::plan::{ACCURACY_AGENTS, BALANCE_AGENTS};
 use crate::plot::{
     Bar, BarChart, BarSeries, LineChart, PlotError, Point, Series, write_bar_chart,
     write_line_chart,
@@ -133,6 +133,22 @@ pub fn draw(out: &Path, figures: &Figures) -> String {
             })
             .collect(),
     };
+    let accuracy = BarChart {
+        title: "Critical positions where each agent keeps the result (95% intervals)".to_string(),
+        y_label: "share of critical positions".to_string(),
+        y_range: None,
+        groups: groups.clone(),
+        series: ACCURACY_AGENTS
+            .iter()
+            .map(|spec| BarSeries {
+                label: spec.to_string(),
+                values: data
+                    .iter()
+                    .map(|d| bar(d.accuracy.of(spec)?.kept.keeps_result_critical))
+                    .collect(),
+            })
+            .collect(),
+    };
     let learning = LineChart {
         title: "Learning curves: Elo against the baselines".to_string(),
         x_label: "training time (s)".to_string(),
@@ -198,6 +214,11 @@ pub fn draw(out: &Path, figures: &Figures) -> String {
         "lengths",
         "Game-length distributions",
         has_lines(&lengths).then(|| write_line_chart(&lengths, &dir.join("lengths"))),
+    );
+    show(
+        "accuracy",
+        "Accuracy per agent level",
+        has_bars(&accuracy).then(|| write_bar_chart(&accuracy, &dir.join("accuracy"))),
     );
     show(
         "learning",

@@ -1,6 +1,8 @@
 //! PUCT search (AlphaZero's tree policy) over `sowing-env`, run for many positions at once so that
-//! the leaves of all their trees are valued in one call to [`Evaluator::evaluate_batch`], which a
-//! network answers with one forward pass.
+//! the leaves of all their trees are valued in one call: [`Evaluator::evaluate_batch`], which a
+//! network answers with one forward pass, or any function of a batch of leaves that may fail
+//! ([`BatchSearch::try_search`]), such as a Python network called from the binding. It needs no
+//! libtorch: the trainer's tch network and a Python network plug into the same search.
 //!
 //! Values are kept from the point of view of the player to move at each node; every move passes
 //! the turn, so a child's value is negated when seen from its parent.
@@ -9,12 +11,22 @@
 //! below the position it now faces grew while it searched its last move, and its visits count on
 //! top of the new search's. At 64 simulations against mcts:1000 this took the network from 51% to
 //! 57% wins (400 games from random openings).
+//!
+//! - [`self_play`]: self-play games with the search, their positions as training samples.
+//! - [`Linear`]: a linear policy and value over the network input, the simplest learned
+//!   evaluator.
+
+mod linear;
+pub mod self_play;
+
+pub use linear::Linear;
 
 use crate::evaluator::{Evaluation, Evaluator};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sowing_env::{MAX_HOLES, Outcome, State};
+use std::convert::Infallible;
 
 /// How the search explores.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -321,9 +333,8 @@ impl BatchSearch {
         rngs: &mut [ChaCha8Rng],
         eval_rng: &mut ChaCha8Rng,
     ) -> Vec<SearchResult> {
-        self.slots.clear();
-        self.slots.extend(0..roots.len());
-        self.search_slots(roots, config, evaluator, rngs, eval_rng, false)
+        let Ok(results) = self.try_search(roots, config, rngs, infallible(evaluator, eval_rng));
+        results
     }
 
     /// [`BatchSearch::search`], with each root searched in its own tree `trees[i]`, kept from
@@ -340,6 +351,37 @@ impl BatchSearch {
         rngs: &mut [ChaCha8Rng],
         eval_rng: &mut ChaCha8Rng,
     ) -> Vec<SearchResult> {
+        let Ok(results) =
+            self.try_search_continuing(trees, roots, config, rngs, infallible(evaluator, eval_rng));
+        results
+    }
+
+    /// [`BatchSearch::search`] with leaves valued by `evaluate(states, out)`, which fills one
+    /// slot of `out` per state, or fails. Its first error ends the search and is returned, and
+    /// the trees of this search are forgotten (what a half-done search left in them would weigh
+    /// on the next one); `rngs` may have been drawn from.
+    pub fn try_search<X>(
+        &mut self,
+        roots: &[State],
+        config: &PuctConfig,
+        rngs: &mut [ChaCha8Rng],
+        evaluate: impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
+    ) -> Result<Vec<SearchResult>, X> {
+        self.slots.clear();
+        self.slots.extend(0..roots.len());
+        self.search_slots(roots, config, rngs, evaluate, false)
+    }
+
+    /// [`BatchSearch::search_continuing`] with a fallible `evaluate`, as in
+    /// [`BatchSearch::try_search`].
+    pub fn try_search_continuing<X>(
+        &mut self,
+        trees: &[usize],
+        roots: &[State],
+        config: &PuctConfig,
+        rngs: &mut [ChaCha8Rng],
+        evaluate: impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
+    ) -> Result<Vec<SearchResult>, X> {
         assert_eq!(roots.len(), trees.len(), "one tree per root");
         let mut seen = vec![false; trees.iter().max().map_or(0, |&t| t + 1)];
         for &t in trees {
@@ -350,7 +392,7 @@ impl BatchSearch {
         }
         self.slots.clear();
         self.slots.extend_from_slice(trees);
-        self.search_slots(roots, config, evaluator, rngs, eval_rng, true)
+        self.search_slots(roots, config, rngs, evaluate, true)
     }
 
     /// Forget every tree, so that the next search starts afresh.
@@ -361,15 +403,14 @@ impl BatchSearch {
     }
 
     /// Search `roots[i]` in tree `self.slots[i]`, keeping what that tree holds if `keep`.
-    fn search_slots<E: Evaluator + ?Sized>(
+    fn search_slots<X>(
         &mut self,
         roots: &[State],
         config: &PuctConfig,
-        evaluator: &mut E,
         rngs: &mut [ChaCha8Rng],
-        eval_rng: &mut ChaCha8Rng,
+        mut evaluate: impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
         keep: bool,
-    ) -> Vec<SearchResult> {
+    ) -> Result<Vec<SearchResult>, X> {
         assert_eq!(roots.len(), rngs.len(), "one noise stream per root");
         let needed = self.slots.iter().max().map_or(0, |&t| t + 1);
         if self.trees.len() < needed {
@@ -402,7 +443,17 @@ impl BatchSearch {
             }
             self.evaluations.clear();
             self.evaluations.resize(self.pending.len(), neutral);
-            evaluator.evaluate_batch(&self.pending_states, eval_rng, &mut self.evaluations);
+            let valued = if self.pending_states.is_empty() {
+                Ok(())
+            } else {
+                evaluate(&self.pending_states, &mut self.evaluations)
+            };
+            if let Err(e) = valued {
+                for &t in &self.slots {
+                    self.trees[t].nodes.clear();
+                }
+                return Err(e);
+            }
             for (&(i, leaf), eval) in self.pending.iter().zip(&self.evaluations) {
                 let mut priors = eval.priors;
                 if sim == 0 && leaf == 0 && config.noise_fraction > 0.0 {
@@ -413,7 +464,18 @@ impl BatchSearch {
                 tree.backup(leaf, eval.value);
             }
         }
-        self.slots.iter().map(|&t| self.trees[t].result()).collect()
+        Ok(self.slots.iter().map(|&t| self.trees[t].result()).collect())
+    }
+}
+
+/// `evaluator` as the batch function of [`BatchSearch::try_search`], drawing from `rng`.
+fn infallible<'a, E: Evaluator + ?Sized>(
+    evaluator: &'a mut E,
+    rng: &'a mut ChaCha8Rng,
+) -> impl FnMut(&[State], &mut [Evaluation]) -> Result<(), Infallible> + 'a {
+    move |states, out| {
+        evaluator.evaluate_batch(states, rng, out);
+        Ok(())
     }
 }
 

@@ -1,0 +1,225 @@
+//! Self-play: games played by the batched search against itself, each position searched kept as
+//! a training sample (the network input, the search's visit distribution, a value target, the
+//! mover). The trainer of `sowing train` plays its games here with its tch network, and the
+//! Python binding with a Python network; one seed gives the same games either way.
+//!
+//! Game `g` of iteration `i` draws everything (its opening, its root noise, its moves) from
+//! [`stream`]`(seed, SELF_PLAY, i, g)`, so a game does not depend on the games it shares a
+//! batch with, nor on the worker that plays it.
+
+use super::{BatchSearch, PuctConfig};
+use crate::evaluator::Evaluation;
+use crate::features::{encode_input, input_len};
+use crate::streams;
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use sowing_env::{Outcome, Player, Rules, State, random_opening};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+/// The purpose of self-play's streams.
+pub const SELF_PLAY: u64 = 1;
+
+/// The random stream of a training run for `purpose` in iteration `iteration`, lane `lane` (a
+/// game, say).
+pub fn stream(seed: u64, purpose: u64, iteration: u32, lane: u32) -> ChaCha8Rng {
+    streams::stream(
+        seed,
+        purpose.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        u64::from(iteration) << 32 | u64::from(lane),
+    )
+}
+
+/// How self-play searches and chooses its moves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SelfPlayConfig {
+    /// The search of every move, root noise included.
+    pub puct: PuctConfig,
+    /// Plies at the start of each game whose move is drawn in proportion to visits; later moves
+    /// take the most visited action.
+    pub temperature_plies: u32,
+    /// Each game starts after a number of uniformly random plies drawn from 0 to this (not kept
+    /// as samples).
+    pub opening_plies: u32,
+    /// Value target = (1 - m) * game result + m * root search value.
+    pub value_mix: f32,
+    /// Whether the samples' inputs hold the look-ahead features.
+    pub lookahead: bool,
+}
+
+/// One searched position of a finished game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// The network input of the position ([`encode_input`]).
+    pub input: Vec<f32>,
+    /// The search's visit distribution over the `n` actions (sums to one).
+    pub policy: Vec<f32>,
+    /// Value target for the player to move, in `[-1, 1]`.
+    pub value: f32,
+    /// The player to move.
+    pub player: Player,
+}
+
+/// What a batch of games gave.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Played {
+    /// The positions of the games, game by game in the order they ended.
+    pub samples: Vec<Sample>,
+    /// Games South won.
+    pub south_wins: u32,
+}
+
+/// One game in progress.
+struct Game {
+    state: State,
+    rng: ChaCha8Rng,
+    /// Per position: network input, search policy, root value, and the mover.
+    positions: Vec<(Vec<f32>, Vec<f32>, f32, Player)>,
+}
+
+/// Play games `games` of iteration `iteration` (numbers, which fix their random streams),
+/// `slots` at a time with their leaves valued together by `evaluate` (see
+/// [`BatchSearch::try_search`]), counting finished games in `finished`. The first error of
+/// `evaluate` ends the play and is returned.
+#[allow(clippy::too_many_arguments)]
+pub fn play_games<X>(
+    rules: &Rules,
+    config: &SelfPlayConfig,
+    seed: u64,
+    iteration: u32,
+    games: &[u32],
+    slots: u32,
+    finished: &AtomicU32,
+    mut evaluate: impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
+) -> Result<Played, X> {
+    let n = rules.holes();
+    let len = input_len(n, config.lookahead);
+    let mut search = BatchSearch::new();
+    let new_game = |g: u32| {
+        let mut rng = stream(seed, SELF_PLAY, iteration, g);
+        let plies = rng.random_range(0..=config.opening_plies);
+        Game {
+            state: random_opening(rules, plies, &mut rng),
+            rng,
+            positions: Vec::new(),
+        }
+    };
+    let mut queue = games.iter().copied();
+    let mut active: Vec<Game> = queue.by_ref().take(slots as usize).map(new_game).collect();
+    let mut out = Played::default();
+    while !active.is_empty() {
+        let roots: Vec<State> = active.iter().map(|g| g.state).collect();
+        let mut rngs: Vec<ChaCha8Rng> = active.iter().map(|g| g.rng.clone()).collect();
+        let results = search.try_search(&roots, &config.puct, &mut rngs, &mut evaluate)?;
+        let mut done = Vec::new();
+        for (i, (game, result)) in active.iter_mut().zip(&results).enumerate() {
+            game.rng = rngs[i].clone();
+            let mut input = vec![0.0f32; len];
+            encode_input(&game.state, config.lookahead, &mut input);
+            let visits: u32 = result.visits.iter().sum();
+            let policy: Vec<f32> = result.visits[..n]
+                .iter()
+                .map(|&v| v as f32 / visits.max(1) as f32)
+                .collect();
+            game.positions
+                .push((input, policy, result.value, game.state.to_move()));
+            let action = if game.state.ply() < config.temperature_plies {
+                result.sample_action(&mut game.rng)
+            } else {
+                result.best_action()
+            };
+            game.state = game.state.play_unchecked(action);
+            if !game.state.is_over() {
+                continue;
+            }
+            let outcome = game.state.outcome();
+            if outcome == Outcome::Won(Player::South) {
+                out.south_wins += 1;
+            }
+            let mix = config.value_mix;
+            for (input, policy, root_value, player) in game.positions.drain(..) {
+                let z = outcome.reward(player);
+                out.samples.push(Sample {
+                    input,
+                    policy,
+                    value: (1.0 - mix) * z + mix * root_value,
+                    player,
+                });
+            }
+            finished.fetch_add(1, Ordering::Relaxed);
+            done.push(i);
+        }
+        // Finished games make room for new ones, in slot order; slots left over close.
+        let mut closed = Vec::new();
+        for i in done {
+            match queue.next() {
+                Some(g) => active[i] = new_game(g),
+                None => closed.push(i),
+            }
+        }
+        for i in closed.into_iter().rev() {
+            active.remove(i);
+        }
+    }
+    Ok(out)
+}
+
+/// Play games `first..first + total` of iteration `iteration` on one thread per evaluator: the
+/// `k`-th of them goes to worker `k % workers`, each worker plays `parallel_games / workers` (rounded up) at a time
+/// with its own evaluator, and their results are joined worker by worker, so they do not depend
+/// on timing. `waiting` hears the number of games finished while they play, on the
+/// calling thread, every 20 ms. The first error, in worker order, is returned.
+///
+/// The evaluators are as many as the workers wanted, `1..=total` of them.
+#[allow(clippy::too_many_arguments)]
+pub fn play_dealt<X: Send, F>(
+    rules: &Rules,
+    config: &SelfPlayConfig,
+    seed: u64,
+    iteration: u32,
+    first: u32,
+    total: u32,
+    parallel_games: u32,
+    evaluators: Vec<F>,
+    waiting: &mut dyn FnMut(u32),
+) -> Result<Played, X>
+where
+    F: FnMut(&[State], &mut [Evaluation]) -> Result<(), X> + Send,
+{
+    let workers = evaluators.len().max(1) as u32;
+    let slots = parallel_games.div_ceil(workers).max(1);
+    let finished = AtomicU32::new(0);
+    let outputs: Vec<Result<Played, X>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = evaluators
+            .into_iter()
+            .enumerate()
+            .map(|(w, evaluate)| {
+                let games: Vec<u32> = (w as u32..total)
+                    .step_by(workers as usize)
+                    .map(|k| first + k)
+                    .collect();
+                let finished = &finished;
+                scope.spawn(move || {
+                    play_games(
+                        rules, config, seed, iteration, &games, slots, finished, evaluate,
+                    )
+                })
+            })
+            .collect();
+        while !handles.iter().all(|h| h.is_finished()) {
+            std::thread::sleep(Duration::from_millis(20));
+            waiting(finished.load(Ordering::Relaxed));
+        }
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a self-play worker panicked"))
+            .collect()
+    });
+    let mut played = Played::default();
+    for out in outputs {
+        let out = out?;
+        played.samples.extend(out.samples);
+        played.south_wins += out.south_wins;
+    }
+    Ok(played)
+}

@@ -1,0 +1,276 @@
+//! The batched PUCT search and self-play without libtorch: leaves valued by a function that may
+//! fail, a linear evaluator, and self-play samples reproducible whatever the batch or the workers.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sowing_agents::features::{encode_input, input_len};
+use sowing_agents::puct::self_play::{self, Sample, SelfPlayConfig};
+use sowing_agents::puct::{BatchSearch, Linear, PuctConfig};
+use sowing_agents::{Evaluation, Evaluator};
+use sowing_env::{Player, Rules, State};
+use std::sync::atomic::AtomicU32;
+
+fn rules() -> Rules {
+    Rules::preset("en-dodoi-6").expect("a preset")
+}
+
+fn puct(simulations: u32, noise_fraction: f32) -> PuctConfig {
+    PuctConfig {
+        simulations,
+        c_puct: 1.0,
+        dirichlet_alpha: 1.0,
+        noise_fraction,
+    }
+}
+
+/// A linear evaluator with weights drawn from `seed`, small enough that priors stay spread.
+fn linear(holes: usize, seed: u64) -> Linear {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let len = input_len(holes, true);
+    let mut draw = |k: usize| -> Vec<f32> {
+        (0..k)
+            .map(|_| (rng.next_u32() as f32 / u32::MAX as f32 - 0.5) * 0.4)
+            .collect()
+    };
+    let policy = draw(len * holes);
+    let value = draw(len);
+    Linear::new(holes, true, policy, value).expect("weights of the right shape")
+}
+
+#[test]
+fn priors_are_the_softmax_of_the_legal_logits_alone() {
+    // Action 1 is illegal: its huge logit must not take any probability.
+    let e = Evaluation::from_logits(&[0.0, 1000.0, 0.0, 2f32.ln()], 0b1101, 0.25);
+    assert_eq!(&e.priors[..4], &[0.25, 0.0, 0.25, 0.5]);
+    assert_eq!(e.value, 0.25);
+    assert!(e.priors[4..].iter().all(|&p| p == 0.0));
+}
+
+#[test]
+fn the_linear_evaluator_computes_its_products_over_the_network_input() {
+    let n = 6;
+    let len = input_len(n, true);
+    // Policy: action a's logit is input a (the mover's hole a, scaled); value: tanh of half of
+    // the mover's captures feature.
+    let mut policy = vec![0.0; len * n];
+    for a in 0..n {
+        policy[a * n + a] = 1.0;
+    }
+    let mut value = vec![0.0; len];
+    value[2 * n] = 0.5;
+    let mut eval = Linear::new(n, true, policy, value).unwrap();
+    let state = State::initial(&rules()).play(5).unwrap().play(2).unwrap();
+    let mut x = vec![0.0; len];
+    encode_input(&state, true, &mut x);
+    let got = eval.evaluate(&state, &mut ChaCha8Rng::seed_from_u64(0));
+    let want = Evaluation::from_logits(&x[..n], state.legal_mask(), (0.5 * x[2 * n]).tanh());
+    assert_eq!(got, want);
+}
+
+#[test]
+fn linear_weights_of_the_wrong_shape_are_refused_with_the_shape_wanted() {
+    let len = input_len(6, false);
+    let e = Linear::new(6, false, vec![0.0; 3], vec![0.0; len]).unwrap_err();
+    assert!(e.contains(&format!("{len} x 6")), "{e}");
+    let e = Linear::new(6, false, vec![0.0; len * 6], vec![0.0; 1]).unwrap_err();
+    assert!(e.contains(&format!("{len} values")), "{e}");
+    let e = Linear::new(6, false, vec![f32::NAN; len * 6], vec![0.0; len]).unwrap_err();
+    assert!(e.contains("finite"), "{e}");
+    assert!(Linear::new(0, false, vec![], vec![]).is_err());
+}
+
+#[test]
+fn an_evaluation_error_ends_the_search_and_the_trees_start_afresh() {
+    let start = State::initial(&rules());
+    let roots = [start, start.play(0).unwrap()];
+    let mut eval = linear(6, 1);
+    let mut search = BatchSearch::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut rngs = vec![ChaCha8Rng::seed_from_u64(1); 2];
+    let config = puct(40, 0.0);
+    let mut calls = 0;
+    let failed = search.try_search_continuing(&[0, 1], &roots, &config, &mut rngs, |s, out| {
+        calls += 1;
+        if calls == 5 {
+            return Err("the network is gone");
+        }
+        eval.evaluate_batch(s, &mut rng, out);
+        Ok(())
+    });
+    assert_eq!(failed, Err("the network is gone"));
+    assert_eq!(calls, 5, "no call after the error");
+    // Continuing from the failed search keeps nothing: the root's own evaluation and 39 visits.
+    let results =
+        search.search_continuing(&[0, 1], &roots, &config, &mut eval, &mut rngs, &mut rng);
+    for r in &results {
+        assert_eq!(r.visits.iter().sum::<u32>(), 39);
+    }
+    // And it is the search a fresh searcher makes.
+    let fresh = BatchSearch::new().search(&roots, &config, &mut eval, &mut rngs, &mut rng);
+    assert_eq!(results, fresh);
+}
+
+fn config(simulations: u32) -> SelfPlayConfig {
+    SelfPlayConfig {
+        puct: puct(simulations, 0.25),
+        temperature_plies: 8,
+        opening_plies: 4,
+        value_mix: 0.0,
+        lookahead: true,
+    }
+}
+
+/// Self-play of games `games` with the linear evaluator, `slots` at a time.
+fn play(games: &[u32], slots: u32, seed: u64) -> self_play::Played {
+    let mut eval = linear(6, 2);
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    let finished = AtomicU32::new(0);
+    let played = self_play::play_games(
+        &rules(),
+        &config(16),
+        seed,
+        1,
+        games,
+        slots,
+        &finished,
+        |s: &[State], out: &mut [Evaluation]| {
+            eval.evaluate_batch(s, &mut rng, out);
+            Ok::<(), ()>(())
+        },
+    )
+    .unwrap();
+    assert_eq!(finished.into_inner() as usize, games.len());
+    played
+}
+
+/// The samples in an order that does not depend on when each game ended.
+fn sorted(mut samples: Vec<Sample>) -> Vec<Sample> {
+    let key = |s: &Sample| {
+        let numbers = s.input.iter().chain(&s.policy).chain([&s.value]);
+        let bits: Vec<u32> = numbers.map(|x| x.to_bits()).collect();
+        (bits, s.player == Player::South)
+    };
+    samples.sort_by_key(key);
+    samples
+}
+
+#[test]
+fn a_self_play_game_does_not_depend_on_the_games_beside_it() {
+    let games: Vec<u32> = (0..8).collect();
+    let together = play(&games, 8, 5);
+    let fewer = play(&games, 3, 5);
+    assert_eq!(together.south_wins, fewer.south_wins);
+    assert_eq!(sorted(together.samples.clone()), sorted(fewer.samples));
+    // Game by game, alone, gives the same positions again.
+    let alone: Vec<Sample> = games
+        .iter()
+        .flat_map(|&g| play(&[g], 1, 5).samples)
+        .collect();
+    assert_eq!(sorted(together.samples.clone()), sorted(alone));
+    // Another seed, other games.
+    assert_ne!(play(&games, 8, 6).samples, together.samples);
+}
+
+#[test]
+fn self_play_samples_are_searched_positions_with_their_results() {
+    let n = 6;
+    let played = play(&(0..6).collect::<Vec<_>>(), 6, 11);
+    assert!(played.samples.len() > 6 * 10);
+    for s in &played.samples {
+        assert_eq!(s.input.len(), input_len(n, true));
+        assert_eq!(s.policy.len(), n);
+        let legal = &s.input[s.input.len() - n..];
+        assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        for (&mask, &p) in legal.iter().zip(&s.policy) {
+            assert!(mask == 1.0 || p == 0.0, "a visit to an illegal action");
+        }
+        // value_mix 0: the game's result for the mover.
+        assert!([-1.0, 0.0, 1.0].contains(&s.value));
+    }
+    // The movers' results of one position and the next (same game) are opposite or both 0,
+    // except where a game ends and the next begins: most consecutive pairs agree.
+    let agree = played
+        .samples
+        .windows(2)
+        .filter(|w| w[0].player != w[1].player && w[0].value == -w[1].value)
+        .count();
+    assert!(
+        agree >= played.samples.len() - 12,
+        "{agree} of {}",
+        played.samples.len()
+    );
+    assert!(played.samples.iter().any(|s| s.player == Player::North));
+}
+
+#[test]
+fn dealt_self_play_joins_the_workers_in_order_and_stops_at_the_first_error() {
+    let rules = rules();
+    let cfg = config(8);
+    let evaluators = |k: usize, fail_at: Option<usize>| {
+        (0..k)
+            .map(|w| {
+                let mut eval = linear(6, 2);
+                let mut rng = ChaCha8Rng::seed_from_u64(0);
+                let mut calls = 0;
+                move |s: &[State], out: &mut [Evaluation]| {
+                    calls += 1;
+                    if fail_at == Some(w) && calls > 20 {
+                        return Err(w);
+                    }
+                    eval.evaluate_batch(s, &mut rng, out);
+                    Ok(())
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut heard = Vec::new();
+    let two = self_play::play_dealt(&rules, &cfg, 3, 2, 0, 6, 6, evaluators(2, None), &mut |d| {
+        heard.push(d)
+    })
+    .unwrap();
+    assert!(heard.windows(2).all(|w| w[0] <= w[1]));
+    let one = self_play::play_dealt(
+        &rules,
+        &cfg,
+        3,
+        2,
+        0,
+        6,
+        6,
+        evaluators(1, None),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(two.south_wins, one.south_wins);
+    assert_eq!(sorted(two.samples), sorted(one.samples.clone()));
+    // Games 0..3 and 3..6 played apart are the games 0..6.
+    let part = |first, k| {
+        self_play::play_dealt(
+            &rules,
+            &cfg,
+            3,
+            2,
+            first,
+            3,
+            6,
+            evaluators(k, None),
+            &mut |_| {},
+        )
+        .unwrap()
+        .samples
+    };
+    let halves = [part(0, 1), part(3, 2)].concat();
+    assert_eq!(sorted(halves), sorted(one.samples));
+    let failed = self_play::play_dealt(
+        &rules,
+        &cfg,
+        3,
+        2,
+        0,
+        6,
+        6,
+        evaluators(2, Some(1)),
+        &mut |_| {},
+    );
+    assert_eq!(failed, Err(1));
+}

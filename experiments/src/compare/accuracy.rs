@@ -1,0 +1,88 @@
+//! Accuracy per agent level: the agents of [`ACCURACY_AGENTS`](super::plan::ACCURACY_AGENTS)
+//! measured on the first positions of
+//! each variant's committed set of exact positions (`data/positions/VARIANT.jsonl`), by
+//! `sowing_agents::accuracy`. The same agents on every variant: a search that plays less
+//! accurately on one variant than on another marks the harder game.
+//!
+//! Positions are measured in units of [`ACCURACY_UNIT`](super::plan::ACCURACY_UNIT), one agent each, cached like every other
+//! unit; a unit's key names the set by a hash of its file, so a changed set is measured afresh.
+//! Position `i` of the set is numbered `i` in every unit, so the figures do not depend on how the
+//! units were cut.
+
+use super::config::Variant;
+use super::sketch::hash_bytes;
+use sowing_agents::accuracy::{self, Accuracy, Trial, committed_set, how_to_make, read_set};
+use sowing_agents::from_spec;
+use sowing_agents::matches::Seat;
+use sowing_agents::positions::PositionSet;
+use sowing_env::Rules;
+use std::path::PathBuf;
+
+/// A variant's committed set of exact positions.
+#[derive(Clone, Debug)]
+pub struct Committed {
+    /// Its file, relative to the working directory.
+    pub file: PathBuf,
+    pub set: PositionSet,
+    /// A hash of the file's bytes, which names the set in the cache.
+    pub hash: u64,
+}
+
+impl Committed {
+    /// The committed set of `variant`, or why it has none (in words for the report).
+    pub fn of(variant: &Variant) -> Result<Committed, String> {
+        if Rules::preset(&variant.name).ok() != Some(variant.rules) {
+            return Err(format!(
+                "no committed set of exact positions: {} is a rules file, and only presets have \
+                 sets",
+                variant.name
+            ));
+        }
+        let file = committed_set(&variant.name);
+        let bytes = match std::fs::read(&file) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(format!(
+                    "no committed set of exact positions ({} does not exist; {})",
+                    file.display(),
+                    how_to_make(&variant.name)
+                ));
+            }
+            Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
+        };
+        let set = read_set(&file, &variant.name, &variant.rules)?;
+        Ok(Committed {
+            file,
+            set,
+            hash: hash_bytes(&bytes),
+        })
+    }
+
+    /// The measurement name of agent `spec` on this set, unique to the set's contents.
+    pub fn measurement(&self, spec: &str) -> String {
+        format!("accuracy {spec} on set {:016x}", self.hash)
+    }
+}
+
+/// Measure agent `spec` on positions `first .. first + count` of `set` on this thread.
+pub fn measure_unit(
+    set: &PositionSet,
+    spec: &str,
+    seed: u64,
+    first: u64,
+    count: u64,
+) -> Result<Accuracy, String> {
+    let positions = &set.positions[first as usize..(first + count) as usize];
+    let trial = Trial {
+        rules: *set.rules(),
+        positions,
+        first,
+        seed,
+        threads: 1,
+    };
+    let mut seat = Seat::Agent {
+        spec: spec.to_string(),
+        factory: &from_spec,
+    };
+    accuracy::measure(&trial, &mut seat, &mut |_| {}).map_err(|e| e.to_string())
+}

@@ -1,0 +1,448 @@
+//! Nothing a user gives the `sowing` command crashes it: every refusal is an error message and
+//! exit code 1 (or clap's 2 for a malformed command line), never a panic (exit 101), an abort or a
+//! signal. Output into a full disk, rules whose start has no legal move, and sizes from the
+//! command line, generated at random for every subcommand, are each tried here on the binary.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn sowing(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sowing"))
+        .args(args)
+        .output()
+        .expect("run sowing")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A file in the temporary directory, unique to this test process.
+fn temp_file(name: &str, contents: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("sowing-input-{}-{name}", std::process::id()));
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+/// The command ended by itself with success, or with an error message and code 1 or 2: no
+/// panic, abort or signal.
+fn assert_no_crash(args: &[&str], o: &Output) {
+    let err = stderr(o);
+    assert!(
+        matches!(o.status.code(), Some(0..=2)),
+        "{args:?} ended with {}: {err}",
+        o.status
+    );
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    if !o.status.success() {
+        assert!(
+            err.starts_with("error") || err.contains("\nerror"),
+            "{args:?} failed without saying why: {err}"
+        );
+    }
+}
+
+/// Every command that prints, with its output into a full disk (`/dev/full`): an error that
+/// names standard output, exit code 1.
+#[test]
+fn output_into_a_full_disk_is_an_error_not_a_panic() {
+    let record = temp_file(
+        "record.json",
+        &sowing_env::GameRecord::from_moves(
+            &sowing_env::Rules::preset("en-dodoi-6").unwrap(),
+            &[2],
+        )
+        .unwrap()
+        .to_json(),
+    );
+    let record = record.to_str().unwrap();
+    let cases: &[&[&str]] = &[
+        &["variants"],
+        &["variants", "--json"],
+        &["replay", "--variant", "en-dodoi-6", "--moves", "2,0"],
+        &["replay", "--record", record],
+        &["random", "--variant", "en-dodoi-6", "--games", "20"],
+        &[
+            "random",
+            "--variant",
+            "en-dodoi-6",
+            "--games",
+            "20",
+            "--json",
+        ],
+        &["bench", "--variant", "en-dodoi-6", "--seconds", "0.02"],
+        &[
+            "arena",
+            "--variant",
+            "en-dodoi-6",
+            "--agents",
+            "random,greedy",
+            "--games",
+            "2",
+        ],
+        &[
+            "match",
+            "--variant",
+            "en-dodoi-6",
+            "--agents",
+            "random,greedy",
+            "--to",
+            "2",
+            "--games-per-estimate",
+            "10",
+        ],
+    ];
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full is there on Linux");
+    for args in cases {
+        let o = Command::new(env!("CARGO_BIN_EXE_sowing"))
+            .args(*args)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot write to standard output: No space left on device"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    std::fs::remove_file(record).unwrap();
+}
+
+/// Rules whose start has no legal move (every first move is endless at `max_laps = 3`): each
+/// command that plays games from the start refuses them and says why.
+#[test]
+fn a_start_without_a_legal_move_is_refused_by_every_command_that_plays_it() {
+    let rules = temp_file("no-move.json", r#"{"holes":6,"seeds":4,"max_laps":3}"#);
+    let rules = rules.to_str().unwrap();
+    let out = std::env::temp_dir().join(format!("sowing-input-{}-compare", std::process::id()));
+    let cases: &[&[&str]] = &[
+        &["bench", "--seconds", "0.05"],
+        &["random", "--games", "10"],
+        &["arena", "--agents", "random,greedy", "--games", "2"],
+        &["play", "--opponent", "random"],
+        &["compare", "--budget", "2s", "--out", out.to_str().unwrap()],
+        &["match", "--agents", "random,greedy", "--to", "2"],
+    ];
+    for args in cases {
+        let mut all = args.to_vec();
+        all.extend(["--rules", rules]);
+        let o = sowing(&all);
+        assert_no_crash(&all, &o);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{all:?}: {err}");
+        assert!(
+            err.contains("has no legal move: each of South's 6 moves is endless")
+                && err.contains("max_laps = 3"),
+            "{all:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(out);
+    std::fs::remove_file(rules).unwrap();
+}
+
+/// How a command given a time limit ended.
+enum Ended {
+    /// By itself, with this exit code (`None`: a signal) and standard error.
+    Exited(Option<i32>, String),
+    /// Still running at the limit (it accepted its input and was at work): stopped.
+    Running,
+}
+
+/// Run `sowing args` with standard input closed, for at most `limit`.
+fn run_for(args: &[String], limit: Duration, dir: &Path) -> Ended {
+    let err_path = dir.join("stderr");
+    let err_file = std::fs::File::create(&err_path).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sowing"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(err_file)
+        .spawn()
+        .unwrap();
+    let began = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let err = std::fs::read_to_string(&err_path).unwrap_or_default();
+            return Ended::Exited(status.code(), err);
+        }
+        if began.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return Ended::Running;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// `args` ended by itself with success or an error message (codes 0 to 2), or was still at work
+/// at the limit: never a panic, an abort or a signal.
+fn assert_no_crash_within(args: &[String], limit: Duration, dir: &Path) {
+    if let Ended::Exited(code, err) = run_for(args, limit, dir) {
+        assert!(
+            matches!(code, Some(0..=2)),
+            "{args:?} ended with {code:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        if code != Some(0) {
+            assert!(
+                err.contains("error"),
+                "{args:?} failed without saying why: {err}"
+            );
+        }
+    }
+}
+
+/// A number as a user might type one: edges of every integer type, zero, negatives, fractions,
+/// exponents, huge digit strings, words and nothing.
+fn any_number(rng: &mut ChaCha8Rng) -> String {
+    match rng.random_range(0..14) {
+        0 => "0".into(),
+        1 => "1".into(),
+        2 => rng.random_range(2..100u32).to_string(),
+        3 => rng.random_range(100..100_000u32).to_string(),
+        4 => u32::MAX.to_string(),
+        5 => (u32::MAX - 1).to_string(),
+        6 => u64::MAX.to_string(),
+        7 => rng.random::<u64>().to_string(),
+        8 => format!("-{}", rng.random_range(1..1000u32)),
+        9 => format!("{:.3}", rng.random_range(0.0..10.0f64)),
+        10 => ["1e300", "NaN", "inf", "-0"][rng.random_range(0..4)].into(),
+        11 => "123456789012345678901234567890".into(),
+        12 => "seven".into(),
+        _ => String::new(),
+    }
+}
+
+/// A scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sowing-input-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A subcommand with its fixed arguments, and the flags that take numbers with small values.
+type Subcommand<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>);
+
+/// Every number a subcommand takes, given generated values one flag at a time (the others
+/// small): each run ends with a result or an error message within a second, or is at work then.
+#[test]
+fn generated_numbers_for_every_flag_never_crash_a_command() {
+    let dir = scratch("numbers");
+    let six = ["--variant", "en-dodoi-6"];
+    let commands: Vec<Subcommand> = vec![
+        (
+            [&["random"][..], &six].concat(),
+            vec![("--games", "10"), ("--seed", "0"), ("--threads", "1")],
+        ),
+        ([&["bench"][..], &six].concat(), vec![("--seconds", "0.01")]),
+        (
+            [&["arena", "--agents", "random,greedy"][..], &six].concat(),
+            vec![
+                ("--games", "2"),
+                ("--seed", "0"),
+                ("--threads", "1"),
+                ("--opening", "0"),
+            ],
+        ),
+        (
+            [&["match", "--agents", "random,greedy"][..], &six].concat(),
+            vec![
+                ("--to", "2"),
+                ("--seed", "0"),
+                ("--opening", "0"),
+                ("--games-per-estimate", "4"),
+                ("--max-games", "20"),
+                ("--threads", "1"),
+            ],
+        ),
+        (
+            [&["solve", "--moves", "0,2,1,0,3"][..], &six].concat(),
+            vec![
+                ("--nodes", "1000"),
+                ("--depth", "5"),
+                ("--table-bits", "12"),
+            ],
+        ),
+        (
+            [&["tablebase", "build", "--out", "table.bin"][..], &six].concat(),
+            vec![("--max-seeds", "4"), ("--threads", "1")],
+        ),
+        (
+            vec!["compare", "--variants", "en-dodoi-6", "--out", "compare"],
+            vec![
+                ("--budget", "1s"),
+                ("--seed", "0"),
+                ("--threads", "1"),
+                ("--max-units", "1"),
+            ],
+        ),
+        (
+            [&["play", "--opponent", "random"][..], &six].concat(),
+            vec![("--seed", "0")],
+        ),
+        ([&["replay", "--moves", "1"][..], &six].concat(), vec![]),
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(18);
+    for (base, flags) in &commands {
+        let tries = if flags.is_empty() { 0 } else { 6 };
+        for (i, (flag, _)) in flags.iter().enumerate() {
+            for _ in 0..tries {
+                let mut args: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+                for (j, (other, small)) in flags.iter().enumerate() {
+                    args.push(other.to_string());
+                    args.push(if i == j {
+                        let n = any_number(&mut rng);
+                        // The budget takes a unit.
+                        if *flag == "--budget" {
+                            format!("{n}s")
+                        } else {
+                            n
+                        }
+                    } else {
+                        small.to_string()
+                    });
+                }
+                assert_no_crash_within(&args, Duration::from_secs(1), &dir);
+            }
+        }
+    }
+    // The moves of a replay, generated whole.
+    for _ in 0..30 {
+        let moves: Vec<String> = (0..rng.random_range(0..12))
+            .map(|_| any_number(&mut rng))
+            .collect();
+        let args: Vec<String> = [
+            "replay",
+            "--variant",
+            "en-dodoi-6",
+            "--moves",
+            &moves.join(","),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_no_crash_within(&args, Duration::from_secs(1), &dir);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Agent specs, generated: every kind with every sort of budget, and junk.
+#[test]
+fn generated_agent_specs_never_crash_a_command() {
+    let dir = scratch("specs");
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let kinds = [
+        "random",
+        "greedy",
+        "alphabeta",
+        "mcts",
+        "az",
+        "wizard",
+        "",
+        "mcts:",
+    ];
+    for _ in 0..80 {
+        let kind = kinds[rng.random_range(0..kinds.len())];
+        let spec = match rng.random_range(0..5) {
+            0 => kind.to_string(),
+            1 => format!("{kind}:{}", any_number(&mut rng)),
+            2 => format!("{kind}:{}ms", any_number(&mut rng)),
+            3 => format!("{kind}:{}s", any_number(&mut rng)),
+            _ => format!("{kind}:{}:{}", any_number(&mut rng), any_number(&mut rng)),
+        };
+        for command in [
+            &["arena", "--games", "2"][..],
+            &["match", "--to", "1", "--games-per-estimate", "2"],
+        ] {
+            let mut args: Vec<String> = command.iter().map(|s| s.to_string()).collect();
+            args.extend(
+                ["--variant", "en-dodoi-6", "--threads", "1", "--agents"].map(String::from),
+            );
+            args.push(format!("{spec},random"));
+            assert_no_crash_within(&args, Duration::from_secs(1), &dir);
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Game records for `sowing replay --record`: a real one, then the same with a field changed to
+/// a generated value, its text cut short, or bytes changed. The real one replays; every other
+/// ends with the result or an error message.
+#[test]
+fn generated_game_records_never_crash_replay() {
+    let dir = scratch("records");
+    let rules = sowing_env::Rules::preset("en-dodoi-6").unwrap();
+    let moves = [2, 0, 3, 1, 4, 0, 5, 2];
+    let record = sowing_env::GameRecord::from_moves(&rules, &moves).unwrap();
+    let text = record.to_json();
+    let path = dir.join("record.json");
+    let args: Vec<String> = ["replay", "--record", "record.json"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    std::fs::write(&path, &text).unwrap();
+    assert!(matches!(
+        run_for(&args, Duration::from_secs(5), &dir),
+        Ended::Exited(Some(0), _)
+    ));
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let fields: [&[&str]; 9] = [
+        &["moves"],
+        &["outcome"],
+        &["captured", "south"],
+        &["rules", "holes"],
+        &["rules", "seeds"],
+        &["rules", "max_laps"],
+        &["rules", "max_plies"],
+        &["rules", "trigger"],
+        &["tags"],
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for round in 0..120 {
+        let changed = match round % 3 {
+            0 => {
+                let path = fields[rng.random_range(0..fields.len())];
+                let mut v = value.clone();
+                let (last, parents) = path.split_last().unwrap();
+                let mut at = &mut v;
+                for p in parents {
+                    at = &mut at[*p];
+                }
+                at[*last] = match rng.random_range(0..4) {
+                    0 => serde_json::Value::String(any_number(&mut rng)),
+                    1 => serde_json::from_str(&any_number(&mut rng))
+                        .unwrap_or(serde_json::Value::Null),
+                    2 => serde_json::json!(
+                        (0..rng.random_range(0..2000))
+                            .map(|_| rng.random_range(0..8))
+                            .collect::<Vec<u32>>()
+                    ),
+                    _ => serde_json::json!({"result": "won", "winner": "north"}),
+                };
+                serde_json::to_string(&v).unwrap()
+            }
+            1 => text[..rng.random_range(0..text.len())].to_string(),
+            _ => {
+                let mut bytes = text.clone().into_bytes();
+                for _ in 0..rng.random_range(1..6) {
+                    let at = rng.random_range(0..bytes.len());
+                    bytes[at] = rng.random();
+                }
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+        };
+        std::fs::write(&path, changed).unwrap();
+        assert_no_crash_within(&args, Duration::from_secs(2), &dir);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,447 @@
+"""The Rust batched PUCT search (AlphaZero's tree policy) driven from Python, its leaves valued by
+a Python network: PyTorch, JAX, or plain numpy.
+
+The network is a function ``evaluate(obs, mask) -> (logits, value)``:
+
+- ``obs``: float32 ``[B, D]``, the network input of ``B`` leaves (the input of ``sowing train``'s
+  network: the observation scaled so an average hole reads 1, with ``lookahead`` three features
+  per action of what playing it does, then the legal mask; ``D = 6n + 2``, or ``3n + 2`` without
+  look-ahead, see ``input_length``);
+- ``mask``: bool ``[B, n]``, the legal actions;
+- ``logits``: float32 ``[B, n]`` (anything numpy turns into it: a CPU tensor, a JAX array); the
+  search takes the softmax over the legal actions, so illegal ones may hold anything;
+- ``value``: float32 ``[B]``, the expected result for the player to move, -1 to 1.
+
+It is called once per simulation with one leaf of every tree, so ``B`` is up to the number of
+games searched together; the tree work runs in Rust with the GIL released, taken only for the
+call. An exception in ``evaluate`` reaches the caller as itself, and no game has moved.
+
+- ``search(states, evaluate)``: one search of many positions (like ``mctx``'s policies); the
+  ``Search`` class keeps each game's tree from move to move.
+- ``self_play(variant, evaluate, games=...)``: training games, returned as numpy ``Samples``
+  (observation, mask, visit distribution, value target, player), fixed by the seed.
+- ``NetworkAgent(evaluate, variant)``: a player for ``gymnasium.make(..., opponent=agent)``,
+  ``play_match`` and ``rate`` (the matches and Elo of ``sowing train``'s evaluation).
+- ``LinearEvaluator(policy, value)``: a linear policy and value evaluated in Rust, the same
+  arithmetic as ``obs @ policy`` and ``tanh(obs @ value)`` in numpy.
+
+The defaults are those of ``sowing train``.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import _sowing
+from ._sowing import LinearEvaluator, State
+
+__all__ = [
+    "BASELINES",
+    "LinearEvaluator",
+    "MatchResult",
+    "NetworkAgent",
+    "Rating",
+    "Samples",
+    "Search",
+    "SearchOutput",
+    "input_length",
+    "play_match",
+    "rate",
+    "search",
+    "self_play",
+]
+
+Evaluate = Callable[[np.ndarray, np.ndarray], tuple[Any, Any]]
+"""``evaluate(obs: float32[B, D], mask: bool[B, n]) -> (logits: float32[B, n], value:
+float32[B])``, or a ``LinearEvaluator``."""
+
+BASELINES = ("random", "greedy", "alphabeta:4", "mcts:1000")
+"""The baselines ``sowing train`` rates its network against."""
+
+Z95 = 1.96
+"""The normal quantile of the 95% intervals of ``sowing train``'s ratings."""
+
+
+def input_length(holes: int, lookahead: bool = True) -> int:
+    """``D``, the length of the network input for ``holes`` holes per row."""
+    return (6 if lookahead else 3) * operator.index(holes) + 2
+
+
+@dataclass(frozen=True)
+class SearchOutput:
+    """What a search found at each root (row ``i`` is ``states[i]``)."""
+
+    visits: np.ndarray
+    """int64 ``[B, n]``: visits of each action; only legal actions are visited."""
+    priors: np.ndarray
+    """float32 ``[B, n]``: the root's priors (noise included)."""
+    value: np.ndarray
+    """float32 ``[B]``: the mean value of the root for the player to move, -1 to 1."""
+    action: np.ndarray
+    """int64 ``[B]``: the most visited action (ties to the higher prior, then the lower action)."""
+
+    @property
+    def policy(self) -> np.ndarray:
+        """float32 ``[B, n]``: the visit distribution, the policy target of AlphaZero."""
+        total = self.visits.sum(axis=1, keepdims=True)
+        return (self.visits / np.maximum(total, 1)).astype(np.float32)
+
+
+class Search:
+    """The batched search with its trees: ``search(states, seed=0)`` searches every state with
+    ``simulations`` simulations (the root's evaluation the first), the leaves of all trees valued
+    together by ``evaluate``. With ``trees=[t0, t1, ...]`` state ``i`` is searched in tree ``ti``,
+    kept from that tree's last search when the state is one or two plies below its last root
+    (its visits then add to this search's), as a player keeps its tree from move to move; without,
+    every search starts afresh. Root noise (``noise_fraction`` of Dirichlet(``dirichlet_alpha``))
+    is drawn from stream ``i`` of ``seed`` for state ``i``. Safe to share between threads (a
+    second caller waits)."""
+
+    def __init__(
+        self,
+        evaluate: Evaluate | LinearEvaluator,
+        *,
+        simulations: int = 64,
+        c_puct: float = 0.5,
+        dirichlet_alpha: float = 1.0,
+        noise_fraction: float = 0.0,
+        lookahead: bool = True,
+    ) -> None:
+        self._native = _sowing.Search(
+            evaluate,
+            simulations,
+            _number(c_puct, "c_puct"),
+            _number(dirichlet_alpha, "dirichlet_alpha"),
+            _number(noise_fraction, "noise_fraction"),
+            bool(lookahead),
+        )
+
+    def __call__(
+        self, states: Sequence[State], *, seed: int = 0, trees: Sequence[int] | None = None
+    ) -> SearchOutput:
+        states = _states(states)
+        if trees is not None:
+            trees = [_tree(t) for t in trees]
+        visits, priors, value, action = self._native.run(states, seed, trees)
+        return SearchOutput(visits, priors, value, action)
+
+    def clear(self) -> None:
+        """Forget every tree, so that the next search starts afresh."""
+        self._native.clear()
+
+
+def search(
+    states: Sequence[State],
+    evaluate: Evaluate | LinearEvaluator,
+    *,
+    simulations: int = 64,
+    c_puct: float = 0.5,
+    dirichlet_alpha: float = 1.0,
+    noise_fraction: float = 0.0,
+    lookahead: bool = True,
+    seed: int = 0,
+) -> SearchOutput:
+    """One search of every state of ``states`` (none over, one board size) in fresh trees; see
+    ``Search``."""
+    return Search(
+        evaluate,
+        simulations=simulations,
+        c_puct=c_puct,
+        dirichlet_alpha=dirichlet_alpha,
+        noise_fraction=noise_fraction,
+        lookahead=lookahead,
+    )(states, seed=seed)
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Training positions of self-play, row by row, game by game in the order the games ended."""
+
+    observation: np.ndarray
+    """float32 ``[N, D]``: the network input of the position."""
+    mask: np.ndarray
+    """bool ``[N, n]``: its legal actions."""
+    policy: np.ndarray
+    """float32 ``[N, n]``: the search's visit distribution (sums to one)."""
+    value: np.ndarray
+    """float32 ``[N]``: ``(1 - value_mix) * result + value_mix * root value``, for the mover."""
+    player: np.ndarray
+    """int64 ``[N]``: the player to move, 0 (South) or 1 (North)."""
+    games: int
+    """Games played."""
+    south_wins: int
+    """Games South won."""
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+
+def self_play(
+    variant: Any,
+    evaluate: Evaluate | LinearEvaluator,
+    *,
+    games: int,
+    first_game: int = 0,
+    seed: int = 0,
+    iteration: int = 0,
+    simulations: int = 64,
+    c_puct: float = 0.5,
+    dirichlet_alpha: float = 1.0,
+    noise_fraction: float = 0.25,
+    temperature_plies: int = 12,
+    opening_plies: int = 4,
+    value_mix: float = 0.5,
+    parallel_games: int = 128,
+    threads: int = 1,
+    lookahead: bool = True,
+) -> Samples:
+    """Play ``games`` self-play games of ``variant`` (a preset name or ``sowing.Rules``), numbered
+    from ``first_game``, as ``sowing train`` does: each from a random opening of 0 to ``opening_plies`` plies, every move
+    searched with root noise, drawn in proportion to the visits for the first
+    ``temperature_plies`` plies and the most visited after. ``parallel_games`` games are played
+    at once, their leaves valued together; game ``g`` draws from stream ``(seed, iteration, g)``
+    alone, so a game is fixed by ``seed``, ``iteration`` and its number, whoever plays it (the
+    actors of ``sowing.ray`` play disjoint ranges of numbers), as far as ``evaluate`` gives each
+    leaf the same numbers whatever the batch around it: a Rust evaluator does, while numpy and
+    PyTorch may round a product differently in a batch of another size.
+
+    ``threads`` workers (game ``g`` to worker ``g % threads``, each with ``parallel_games /
+    threads`` games) call ``evaluate`` from their own threads, so it must be thread-safe
+    (a PyTorch module under ``no_grad`` is); each call holds the GIL only while it runs, and
+    PyTorch releases it inside its kernels. A Ctrl-C stops every worker."""
+    observation, mask, policy, value, player, south_wins = _sowing.self_play(
+        variant,
+        evaluate,
+        games,
+        first_game,
+        seed,
+        iteration,
+        simulations,
+        _number(c_puct, "c_puct"),
+        _number(dirichlet_alpha, "dirichlet_alpha"),
+        _number(noise_fraction, "noise_fraction"),
+        temperature_plies,
+        opening_plies,
+        _number(value_mix, "value_mix"),
+        parallel_games,
+        threads,
+        bool(lookahead),
+    )
+    return Samples(observation, mask, policy, value, player, int(games), int(south_wins))
+
+
+class NetworkAgent(_sowing.NetworkAgent):
+    """A player that searches ``simulations`` per move with ``evaluate`` and plays the most
+    visited move, without noise, keeping its tree from move to move; with ``solver_nodes`` an
+    exact endgame solver first (as the agent ``az:`` does: at most 24 seeds on the board, a
+    proven win played at once, moves proven to lose avoided). Usable as the ``opponent`` of
+    ``gymnasium.make("sowing/...")``, in ``play_match`` and ``rate``. Its moves are fixed by the
+    position and the tree it kept: it draws nothing at random."""
+
+    def __new__(
+        cls,
+        evaluate: Evaluate | LinearEvaluator,
+        variant: Any,
+        *,
+        simulations: int = 64,
+        c_puct: float = 0.5,
+        lookahead: bool = True,
+        solver_nodes: int = 0,
+        seed: int = 0,
+        name: str | None = None,
+    ) -> NetworkAgent:
+        rules = _rules(variant)
+        if name is None:
+            name = f"network:{simulations}"
+        self = super().__new__(
+            cls,
+            str(name),
+            evaluate,
+            rules.holes,
+            simulations,
+            _number(c_puct, "c_puct"),
+            bool(lookahead),
+            solver_nodes,
+            seed,
+        )
+        self._settings = dict(
+            evaluate=evaluate,
+            variant=rules,
+            simulations=simulations,
+            c_puct=c_puct,
+            lookahead=lookahead,
+            solver_nodes=solver_nodes,
+            name=name,
+        )
+        return self
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> NetworkAgent:
+        # The network is shared (it is not changed by playing); the tree starts afresh.
+        return type(self)(**self._settings, seed=self.current_seed)
+
+    def __copy__(self) -> NetworkAgent:
+        return self.__deepcopy__({})
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Results of a player against one opponent, from the player's side."""
+
+    opponent: str
+    wins: int
+    draws: int
+    """Draws and truncated games."""
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> float:
+        """Wins plus half the draws."""
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def score(self) -> float:
+        return self.points / max(self.games, 1)
+
+
+def play_match(
+    agent: NetworkAgent,
+    opponent: str,
+    variant: Any,
+    *,
+    games: int = 20,
+    seed: int = 0,
+    opening: int = 2,
+    threads: int = 0,
+) -> MatchResult:
+    """Play ``games`` games between ``agent`` (South in even games, North in odd ones) and the
+    agent of spec ``opponent``, each side-swapped pair from a shared opening of ``opening``
+    random plies, as ``sowing train`` rates its network: the agent's moves in all games searched
+    together, the opponent's on ``threads`` threads (0: every core). The agent plays without its
+    endgame solver."""
+    if not isinstance(agent, _sowing.NetworkAgent):
+        raise TypeError(f"agent must be a sowing.search.NetworkAgent, got {type(agent).__name__}")
+    wins, draws, losses = _sowing.network_match(
+        variant, agent, opponent, games, seed, opening, threads
+    )
+    return MatchResult(opponent, wins, draws, losses)
+
+
+@dataclass(frozen=True)
+class Rating:
+    """An evaluation as ``sowing train`` makes it."""
+
+    results: list[MatchResult]
+    """Results against each baseline."""
+    elo: float
+    """Elo against the rated baselines (``random`` = 0)."""
+    interval: float
+    """Half-width of the Elo's 95% interval."""
+    baseline_elo: dict[str, float]
+    """The baselines' ratings, from a round robin among them."""
+
+
+def rate_baselines(
+    variant: Any,
+    baselines: Sequence[str] = BASELINES,
+    *,
+    games: int = 20,
+    seed: int = 0,
+    opening: int = 2,
+    threads: int = 0,
+) -> dict[str, float]:
+    """The baselines' Elo ratings by a round robin of ``games`` games per pair, ``random`` (or
+    the first) anchored at 0."""
+    names = list(baselines)
+    if "random" in names:
+        i = names.index("random")
+        names[0], names[i] = names[i], names[0]
+    ratings = _sowing.rate_round_robin(variant, names, games, seed, opening, threads)
+    return dict(zip(names, ratings))
+
+
+def rate(
+    agent: NetworkAgent,
+    variant: Any,
+    *,
+    baselines: Sequence[str] = BASELINES,
+    games: int = 20,
+    seed: int = 0,
+    opening: int = 2,
+    threads: int = 0,
+    baseline_elo: dict[str, float] | None = None,
+) -> Rating:
+    """Rate ``agent`` as ``sowing train`` rates its network: ``games`` games against each
+    baseline (``play_match``), and its Elo from the results against the baselines' ratings
+    (``baseline_elo``, or a round robin among them, ``rate_baselines``, done once and passed back
+    on later calls)."""
+    if baseline_elo is None:
+        baseline_elo = rate_baselines(
+            variant, baselines, games=games, seed=seed, opening=opening, threads=threads
+        )
+    missing = [b for b in baselines if b not in baseline_elo]
+    if missing:
+        raise ValueError(f"baseline_elo has no rating for {', '.join(missing)}")
+    results = [
+        play_match(
+            agent,
+            b,
+            variant,
+            games=games,
+            seed=(seed + 1 + i) % 2**64,
+            opening=opening,
+            threads=threads,
+        )
+        for i, b in enumerate(baselines)
+    ]
+    elo, interval = _sowing.elo_against(
+        [(baseline_elo[r.opponent], r.points, r.games) for r in results], Z95
+    )
+    return Rating(results, elo, interval, dict(baseline_elo))
+
+
+def _rules(variant: Any) -> _sowing.Rules:
+    if isinstance(variant, _sowing.Rules):
+        return variant
+    if isinstance(variant, str):
+        return _sowing.Rules.preset(variant)
+    raise TypeError(
+        f"a variant is a preset name or a sowing.Rules, got {type(variant).__name__}"
+    )
+
+
+def _states(states: Any) -> list[State]:
+    if isinstance(states, State):
+        raise TypeError("states must be a sequence of sowing.State; wrap a single one: [state]")
+    states = list(states)
+    for i, s in enumerate(states):
+        if not isinstance(s, State):
+            raise TypeError(f"states[{i}] must be a sowing.State, got {type(s).__name__}")
+    return states
+
+
+def _tree(t: Any) -> int:
+    try:
+        t = operator.index(t)
+    except TypeError:
+        raise TypeError(f"a tree is numbered by an integer, got {type(t).__name__}") from None
+    if t < 0:
+        raise ValueError(f"trees are numbered from 0, got {t}")
+    return t
+
+
+def _number(x: Any, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(x).__name__} {x!r}")
+    return float(x)
+

@@ -1,0 +1,1080 @@
+//! The native half of `sowing.search`: the batched PUCT search of `sowing-agents` driven from
+//! Python, its leaves valued by a Python function (or a Rust evaluator given from Python).
+//!
+//! The function is `evaluate(obs: float32[B, D], mask: bool[B, n]) -> (logits: float32[B, n],
+//! value: float32[B])`, called once per batch of leaves (one leaf from each tree searched). The
+//! trees, the encoding of the leaves and the softmax of the logits are Rust, run with the GIL
+//! released; it is taken only for the call. An exception raised by the function ends the search
+//! and reaches the caller as itself: the searched trees are forgotten, and no game has moved.
+//!
+//! Every call here is a long call ([`crate::long_call`]): a Ctrl-C stops it. With a Python
+//! function, Python raises `KeyboardInterrupt` inside it; with a Rust evaluator and while worker
+//! threads play, the leaf function asks the long call's [`Stop`] before every batch.
+
+use crate::args;
+use crate::error::GameOverError;
+use crate::long_call;
+use crate::memory;
+use crate::rules::{rules_arg, type_name};
+use crate::state::PyState;
+use numpy::ndarray::{Array1, Array2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyTuple;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use sowing_agents::features::{encode_input, input_len};
+use sowing_agents::matches::{self, BatchPlayer, Match, Pairing, Salts, Seat};
+use sowing_agents::puct::self_play::{SelfPlayConfig, play_dealt};
+use sowing_agents::puct::{BatchSearch, Linear, PuctConfig};
+use sowing_agents::stats::{PairCount, Rate, bradley_terry, rate_against};
+use sowing_agents::{
+    Agent, Evaluation, Evaluator, MAX_SOLVER_NODES, SOLVER_DEPTH, SOLVER_SEEDS, SOLVER_TABLE_BITS,
+    Solver, Stop, from_spec, stream,
+};
+use sowing_env::{MAX_HOLES, State};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The most simulations per move: as many as the agent `az:PATH:SIMS` accepts.
+const MAX_SIMULATIONS: i128 = 1_000_000;
+
+/// The most games of one batch or one self-play call.
+const MAX_GAMES: i128 = 1 << 20;
+
+/// The most worker threads of a self-play call.
+const MAX_THREADS: i128 = 256;
+
+/// The most random plies an opening may have, as for `SelfPlayVec`.
+const MAX_OPENING: i128 = 100;
+
+/// Bytes a search tree takes per simulation, at most: one node (about 64 bytes) per legal
+/// action of the leaf it expands.
+const TREE_BYTES_PER_SIMULATION: usize = 64 * MAX_HOLES;
+
+/// Plies of a self-play game reckoned when checking the memory its samples need: twice the
+/// usual length.
+const TYPICAL_PLIES: usize = 120;
+
+/// Stack a search needs: it does not recurse, but the Python function it calls may.
+const SEARCH_STACK: usize = 1 << 20;
+
+/// The salt of the root-noise streams of [`PySearch::run`]: root `i` draws from stream `i`.
+const SEARCH_NOISE: u64 = 0x5ea7_c400_0000_0001;
+
+/// A linear policy and value over the network input, evaluated in Rust.
+#[pyclass(name = "LinearEvaluator", module = "sowing.search", frozen)]
+#[derive(Debug)]
+pub struct PyLinear(Linear);
+
+#[pymethods]
+impl PyLinear {
+    /// Weights `policy` (`[D, n]`) and `value` (`[D]`), float32 or anything numpy turns into it,
+    /// for boards of `n` holes per row, `D` the input length with `lookahead` or without.
+    #[new]
+    #[pyo3(signature = (policy, value, lookahead = true))]
+    fn new(
+        py: Python<'_>,
+        policy: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+        lookahead: bool,
+    ) -> PyResult<PyLinear> {
+        let policy = float_array(py, policy, "policy")?;
+        let value = float_array(py, value, "value")?;
+        let [len, holes] = policy.shape()[..] else {
+            return Err(PyValueError::new_err(format!(
+                "policy must be a 2-D array [input length, actions], got shape {:?}",
+                policy.shape()
+            )));
+        };
+        if len != input_len(holes, lookahead) {
+            return Err(PyValueError::new_err(format!(
+                "policy has {len} rows, but the input of a {holes}-hole board is {} long{}",
+                input_len(holes, lookahead),
+                if lookahead {
+                    " with the look-ahead features"
+                } else {
+                    ""
+                }
+            )));
+        }
+        let policy = policy.to_vec()?;
+        let value = value.to_vec()?;
+        Linear::new(holes, lookahead, policy, value)
+            .map(PyLinear)
+            .map_err(PyValueError::new_err)
+    }
+
+    /// Holes per row of the boards it evaluates.
+    #[getter]
+    fn holes(&self) -> usize {
+        self.0.holes()
+    }
+
+    /// Whether its input has the look-ahead features.
+    #[getter]
+    fn lookahead(&self) -> bool {
+        self.0.lookahead()
+    }
+}
+
+/// `numpy.ascontiguousarray` and `numpy.float32`, looked up once.
+static CONTIGUOUS: PyOnceLock<(Py<PyAny>, Py<PyAny>)> = PyOnceLock::new();
+
+/// `value` as a C-contiguous float32 numpy array (a numpy array as it is, a CPU tensor of torch
+/// or JAX through `__array__`, a list); `what` names it in the error.
+fn float_array<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    if let Ok(array) = value.cast::<PyArrayDyn<f32>>()
+        && array.is_c_contiguous()
+    {
+        return Ok(array.clone());
+    }
+    let (contiguous, float32) = CONTIGUOUS.get_or_try_init(py, || {
+        let numpy = py.import("numpy")?;
+        PyResult::Ok((
+            numpy.getattr("ascontiguousarray")?.unbind(),
+            numpy.getattr("float32")?.unbind(),
+        ))
+    })?;
+    let array = contiguous
+        .bind(py)
+        .call1((value, float32.bind(py)))
+        .map_err(|e| {
+            PyTypeError::new_err(format!(
+                "{what} must be float32 numbers (a numpy array, or anything numpy turns into \
+                 one); {} gave: {e}",
+                type_name(value)
+            ))
+        })?;
+    Ok(array.cast_into::<PyArrayDyn<f32>>()?)
+}
+
+/// Who values the leaves.
+#[derive(Debug)]
+pub enum Valuer {
+    /// A Python function `evaluate(obs, mask) -> (logits, value)`.
+    Python(Py<PyAny>),
+    /// A Rust evaluator.
+    Linear(Linear),
+}
+
+impl Valuer {
+    /// What `evaluate` is: a `LinearEvaluator`, or any callable.
+    pub fn from_arg(evaluate: &Bound<'_, PyAny>) -> PyResult<Valuer> {
+        if let Ok(linear) = evaluate.cast::<PyLinear>() {
+            return Ok(Valuer::Linear(linear.get().0.clone()));
+        }
+        if evaluate.is_callable() {
+            return Ok(Valuer::Python(evaluate.clone().unbind()));
+        }
+        Err(PyTypeError::new_err(format!(
+            "evaluate must be a function evaluate(obs, mask) -> (logits, value) or a \
+             sowing.search.LinearEvaluator; got {}",
+            type_name(evaluate)
+        )))
+    }
+
+    /// Refuse a game this valuer cannot value: a Rust evaluator made for another board.
+    fn check(&self, holes: usize, lookahead: bool) -> PyResult<()> {
+        match self {
+            Valuer::Linear(l) if l.holes() != holes || l.lookahead() != lookahead => {
+                Err(PyValueError::new_err(format!(
+                    "the LinearEvaluator is for {} holes per row{}, the games have {holes}{}",
+                    l.holes(),
+                    if l.lookahead() {
+                        " with look-ahead"
+                    } else {
+                        ""
+                    },
+                    if lookahead { " with look-ahead" } else { "" }
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The leaf function of one search: values a batch of leaves of `holes`-hole games, or fails
+    /// with the Python error. It gives up when `stop` says so or another worker has failed
+    /// (`failed`), with a placeholder error that the caller replaces.
+    fn leaves<'a>(
+        &'a self,
+        holes: usize,
+        lookahead: bool,
+        stop: &'a Stop,
+        failed: &'a Failure,
+    ) -> impl FnMut(&[State], &mut [Evaluation]) -> Result<(), PyErr> + Send + 'a {
+        let mut linear = match self {
+            Valuer::Linear(l) => Some(l.clone()),
+            Valuer::Python(_) => None,
+        };
+        // A Rust evaluator draws nothing from it; it is there for the trait.
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        move |states, out| {
+            if failed.happened() || stop.requested() {
+                return Err(PyKeyboardInterrupt::new_err("the search was stopped"));
+            }
+            let result = match (self, &mut linear) {
+                (_, Some(linear)) => {
+                    linear.evaluate_batch(states, &mut rng, out);
+                    Ok(())
+                }
+                (Valuer::Python(function), None) => {
+                    call_python(function, holes, lookahead, states, out)
+                }
+                (Valuer::Linear(_), None) => unreachable!("a linear valuer has its evaluator"),
+            };
+            result.map_err(|e| failed.record(e))
+        }
+    }
+}
+
+/// The first error among the workers of one call; the others stop at their next batch.
+#[derive(Debug, Default)]
+struct Failure {
+    happened: AtomicBool,
+    error: Mutex<Option<PyErr>>,
+}
+
+impl Failure {
+    fn happened(&self) -> bool {
+        self.happened.load(Ordering::Relaxed)
+    }
+
+    /// Keep `e` if it is the first; returns a placeholder to pass up.
+    fn record(&self, e: PyErr) -> PyErr {
+        let mut kept = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.is_none() {
+            *kept = Some(e);
+        }
+        self.happened.store(true, Ordering::Relaxed);
+        PyKeyboardInterrupt::new_err("another worker failed")
+    }
+
+    /// The first error, if any, else `fallback`.
+    fn take_or(&self, fallback: PyErr) -> PyErr {
+        self.error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .unwrap_or(fallback)
+    }
+}
+
+/// Value `states` (none over, all with `holes` holes) with the Python `function`: encode them
+/// (without the GIL), call it once, check and read what it returned.
+fn call_python(
+    function: &Py<PyAny>,
+    holes: usize,
+    lookahead: bool,
+    states: &[State],
+    out: &mut [Evaluation],
+) -> PyResult<()> {
+    let b = states.len();
+    let len = input_len(holes, lookahead);
+    let mut obs = Array2::<f32>::zeros((b, len));
+    let mut mask = Array2::<bool>::from_elem((b, holes), false);
+    for (i, s) in states.iter().enumerate() {
+        let row = obs
+            .row_mut(i)
+            .into_slice()
+            .expect("a row of a standard array");
+        encode_input(s, lookahead, row);
+        let m = mask
+            .row_mut(i)
+            .into_slice()
+            .expect("a row of a standard array");
+        s.write_mask(m);
+    }
+    Python::attach(|py| {
+        let result = function
+            .bind(py)
+            .call1((obs.into_pyarray(py), mask.into_pyarray(py)))?;
+        let pair = result.cast::<PyTuple>().ok().filter(|t| t.len() == 2);
+        let Some(pair) = pair else {
+            return Err(PyTypeError::new_err(format!(
+                "evaluate must return a pair (logits, value), got {}",
+                type_name(&result)
+            )));
+        };
+        let logits = float_array(py, &pair.get_item(0)?, "the logits evaluate returned")?;
+        let values = float_array(py, &pair.get_item(1)?, "the value evaluate returned")?;
+        if logits.shape() != [b, holes] {
+            return Err(PyValueError::new_err(format!(
+                "evaluate returned logits of shape {:?}; they must be [B, n] = [{b}, {holes}], a \
+                 row per observation, a column per action",
+                logits.shape()
+            )));
+        }
+        if values.shape() != [b] && values.shape() != [b, 1] {
+            return Err(PyValueError::new_err(format!(
+                "evaluate returned values of shape {:?}; they must be [B] = [{b}], one per \
+                 observation",
+                values.shape()
+            )));
+        }
+        let logits = logits.readonly();
+        let values = values.readonly();
+        let logits = logits.as_slice()?;
+        let values = values.as_slice()?;
+        for (i, (s, slot)) in states.iter().zip(out.iter_mut()).enumerate() {
+            let row = &logits[i * holes..(i + 1) * holes];
+            let legal = s.legal_mask();
+            let bad = (0..holes).find(|&a| legal >> a & 1 == 1 && !row[a].is_finite());
+            if let Some(a) = bad {
+                return Err(PyValueError::new_err(format!(
+                    "evaluate returned logit {} for legal action {a} of observation {i}; the \
+                     logits of legal actions must be finite (illegal ones may be anything)",
+                    row[a]
+                )));
+            }
+            let v = values[i];
+            if !(-1.0..=1.0).contains(&v) {
+                return Err(PyValueError::new_err(format!(
+                    "evaluate returned value {v} for observation {i}; values are the expected \
+                     result for the player to move, -1 to 1"
+                )));
+            }
+            *slot = Evaluation::from_logits(row, legal, v);
+        }
+        Ok(())
+    })
+}
+
+/// The search settings of a call, checked.
+fn puct_config(
+    simulations: &Bound<'_, PyAny>,
+    c_puct: f32,
+    dirichlet_alpha: f32,
+    noise_fraction: f32,
+) -> PyResult<PuctConfig> {
+    let simulations = args::int_in(
+        simulations,
+        "simulations",
+        1,
+        MAX_SIMULATIONS,
+        "1 to 1000000",
+    )? as u32;
+    if !(c_puct.is_finite() && c_puct > 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "c_puct must be a positive number, got {c_puct}"
+        )));
+    }
+    if !(dirichlet_alpha.is_finite() && dirichlet_alpha > 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "dirichlet_alpha must be a positive number, got {dirichlet_alpha}"
+        )));
+    }
+    if !(0.0..=1.0).contains(&noise_fraction) {
+        return Err(PyValueError::new_err(format!(
+            "noise_fraction must be 0 to 1, got {noise_fraction}"
+        )));
+    }
+    Ok(PuctConfig {
+        simulations,
+        c_puct,
+        dirichlet_alpha,
+        noise_fraction,
+    })
+}
+
+/// Refuse to grow `trees` search trees of `simulations` each when memory cannot hold them.
+fn check_tree_memory(trees: usize, simulations: u32) -> PyResult<()> {
+    let bytes = trees
+        .saturating_mul(simulations as usize)
+        .saturating_mul(TREE_BYTES_PER_SIMULATION);
+    memory::check(
+        bytes,
+        &format!("searching {trees} trees of {simulations} simulations"),
+    )
+}
+
+/// What [`PySearch::run`] returns: visits, priors, values and best actions.
+type SearchArrays<'py> = (
+    Bound<'py, PyArray2<i64>>,
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<i64>>,
+);
+
+/// The batched search with its trees, kept between calls.
+#[pyclass(name = "Search", module = "sowing._sowing", frozen)]
+#[derive(Debug)]
+pub struct PySearch {
+    valuer: Valuer,
+    config: PuctConfig,
+    lookahead: bool,
+    search: Mutex<BatchSearch>,
+}
+
+impl PySearch {
+    /// The searcher, for a thread without the GIL (see `PyAgent::lock`).
+    fn lock(&self) -> MutexGuard<'_, BatchSearch> {
+        self.search.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[pymethods]
+impl PySearch {
+    #[new]
+    #[pyo3(signature = (evaluate, simulations, c_puct, dirichlet_alpha, noise_fraction, lookahead))]
+    fn new(
+        evaluate: &Bound<'_, PyAny>,
+        simulations: &Bound<'_, PyAny>,
+        c_puct: f32,
+        dirichlet_alpha: f32,
+        noise_fraction: f32,
+        lookahead: bool,
+    ) -> PyResult<PySearch> {
+        Ok(PySearch {
+            valuer: Valuer::from_arg(evaluate)?,
+            config: puct_config(simulations, c_puct, dirichlet_alpha, noise_fraction)?,
+            lookahead,
+            search: Mutex::new(BatchSearch::new()),
+        })
+    }
+
+    /// Search `states` (none over, all of one board size), root `i` in tree `trees[i]` kept
+    /// from its last search when given, else in fresh trees; root `i`'s noise is stream `i`
+    /// of `seed`. Returns visits `[B, n]`, priors `[B, n]`, root values `[B]` and the most
+    /// visited actions `[B]`.
+    #[pyo3(signature = (states, seed, trees = None))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        states: Vec<PyRef<'py, PyState>>,
+        seed: &Bound<'py, PyAny>,
+        trees: Option<Vec<usize>>,
+    ) -> PyResult<SearchArrays<'py>> {
+        let seed = args::seed(seed)?;
+        let roots: Vec<State> = states.iter().map(|s| s.0).collect();
+        let Some(first) = roots.first() else {
+            return Err(PyValueError::new_err("search needs at least one state"));
+        };
+        let holes = first.holes();
+        if roots.len() as i128 > MAX_GAMES {
+            return Err(PyValueError::new_err(format!(
+                "at most {MAX_GAMES} states are searched together, got {}",
+                roots.len()
+            )));
+        }
+        for (i, s) in roots.iter().enumerate() {
+            if s.is_over() {
+                return Err(GameOverError::new_err(format!(
+                    "state {i} is over ({}); only games that go on can be searched",
+                    s.outcome()
+                )));
+            }
+            if s.holes() != holes {
+                return Err(PyValueError::new_err(format!(
+                    "state {i} has {} holes per row and state 0 has {holes}; one search takes one \
+                     board size",
+                    s.holes()
+                )));
+            }
+        }
+        if let Some(trees) = &trees {
+            if trees.len() != roots.len() {
+                return Err(PyValueError::new_err(format!(
+                    "trees must name one tree per state: {} states, {} trees",
+                    roots.len(),
+                    trees.len()
+                )));
+            }
+            let mut sorted = trees.clone();
+            sorted.sort_unstable();
+            if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                return Err(PyValueError::new_err(format!(
+                    "tree {} is named twice; each state is searched in a tree of its own",
+                    w[0]
+                )));
+            }
+            if sorted.last().is_some_and(|&t| t as i128 >= MAX_GAMES) {
+                return Err(PyValueError::new_err(format!(
+                    "trees are numbered 0 to {}",
+                    MAX_GAMES - 1
+                )));
+            }
+        }
+        self.valuer.check(holes, self.lookahead)?;
+        check_tree_memory(roots.len(), self.config.simulations)?;
+        let failure = Failure::default();
+        let results = long_call::run(py, SEARCH_STACK, |stop| {
+            let mut rngs: Vec<ChaCha8Rng> = (0..roots.len() as u64)
+                .map(|i| stream(seed, SEARCH_NOISE, i))
+                .collect();
+            let leaves = self.valuer.leaves(holes, self.lookahead, &stop, &failure);
+            let mut search = self.lock();
+            match &trees {
+                Some(trees) => {
+                    search.try_search_continuing(trees, &roots, &self.config, &mut rngs, leaves)
+                }
+                None => search.try_search(&roots, &self.config, &mut rngs, leaves),
+            }
+        })?
+        .map_err(|e| failure.take_or(e))?;
+        let b = results.len();
+        let mut visits = Array2::<i64>::zeros((b, holes));
+        let mut priors = Array2::<f32>::zeros((b, holes));
+        let mut values = Array1::<f32>::zeros(b);
+        let mut actions = Array1::<i64>::zeros(b);
+        for (i, r) in results.iter().enumerate() {
+            for a in 0..holes {
+                visits[[i, a]] = i64::from(r.visits[a]);
+                priors[[i, a]] = r.priors[a];
+            }
+            values[i] = r.value;
+            actions[i] = r.best_action() as i64;
+        }
+        Ok((
+            visits.into_pyarray(py),
+            priors.into_pyarray(py),
+            values.into_pyarray(py),
+            actions.into_pyarray(py),
+        ))
+    }
+
+    /// Forget every tree, so that the next search starts afresh.
+    fn clear(&self, py: Python<'_>) {
+        py.detach(|| self.lock().clear());
+    }
+}
+
+/// What [`self_play`] returns: observations, masks, visit distributions, value targets, players,
+/// and the number of games South won.
+type SampleArrays<'py> = (
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray2<bool>>,
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray1<f32>>,
+    Bound<'py, PyArray1<i64>>,
+    u32,
+);
+
+/// Play self-play games `first_game..first_game + games` of `variant` (see
+/// `sowing_agents::puct::self_play`), on
+/// `threads` workers, `parallel_games` at a time in all; returns their positions as arrays.
+#[pyfunction]
+#[pyo3(signature = (
+    variant, evaluate, games, first_game, seed, iteration, simulations, c_puct,
+    dirichlet_alpha, noise_fraction, temperature_plies, opening_plies, value_mix,
+    parallel_games, threads, lookahead
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn self_play<'py>(
+    py: Python<'py>,
+    variant: &Bound<'py, PyAny>,
+    evaluate: &Bound<'py, PyAny>,
+    games: &Bound<'py, PyAny>,
+    first_game: &Bound<'py, PyAny>,
+    seed: &Bound<'py, PyAny>,
+    iteration: &Bound<'py, PyAny>,
+    simulations: &Bound<'py, PyAny>,
+    c_puct: f32,
+    dirichlet_alpha: f32,
+    noise_fraction: f32,
+    temperature_plies: &Bound<'py, PyAny>,
+    opening_plies: &Bound<'py, PyAny>,
+    value_mix: f32,
+    parallel_games: &Bound<'py, PyAny>,
+    threads: &Bound<'py, PyAny>,
+    lookahead: bool,
+) -> PyResult<SampleArrays<'py>> {
+    let rules = rules_arg(variant)?;
+    let valuer = Valuer::from_arg(evaluate)?;
+    let games = args::int_in(games, "games", 1, MAX_GAMES, "1 to 2**20")? as u32;
+    let first_game = args::int_in(
+        first_game,
+        "first_game",
+        0,
+        i128::from(u32::MAX - games),
+        "0 or more, the last game numbered below 2**32",
+    )? as u32;
+    let seed = args::seed(seed)?;
+    let iteration = args::int_in(iteration, "iteration", 0, u32::MAX.into(), "0 to 2**32 - 1")?;
+    let puct = puct_config(simulations, c_puct, dirichlet_alpha, noise_fraction)?;
+    let temperature_plies = args::int_in(
+        temperature_plies,
+        "temperature_plies",
+        0,
+        u32::MAX.into(),
+        "0 or more",
+    )? as u32;
+    let opening_plies =
+        args::int_in(opening_plies, "opening_plies", 0, MAX_OPENING, "0 to 100")? as u32;
+    if !(0.0..=1.0).contains(&value_mix) {
+        return Err(PyValueError::new_err(format!(
+            "value_mix must be 0 to 1, got {value_mix}"
+        )));
+    }
+    let parallel_games =
+        args::int_in(parallel_games, "parallel_games", 1, MAX_GAMES, "1 to 2**20")? as u32;
+    let threads = args::int_in(threads, "threads", 1, MAX_THREADS, "1 to 256")? as u32;
+    let holes = rules.holes();
+    valuer.check(holes, lookahead)?;
+    check_tree_memory(parallel_games as usize, puct.simulations)?;
+    // The samples, reckoning `TYPICAL_PLIES` positions per game.
+    let row = 4 * (input_len(holes, lookahead) + holes + 2) + holes + 8;
+    memory::check(
+        (games as usize).saturating_mul(TYPICAL_PLIES * row),
+        &format!("the samples of {games} self-play games"),
+    )?;
+    let config = SelfPlayConfig {
+        puct,
+        temperature_plies,
+        opening_plies,
+        value_mix,
+        lookahead,
+    };
+    let failure = Failure::default();
+    let played = long_call::run(py, SEARCH_STACK, |stop| {
+        let workers = threads.min(games) as usize;
+        let evaluators = (0..workers)
+            .map(|_| valuer.leaves(holes, lookahead, &stop, &failure))
+            .collect();
+        play_dealt(
+            &rules,
+            &config,
+            seed,
+            iteration as u32,
+            first_game,
+            games,
+            parallel_games,
+            evaluators,
+            &mut |_| {
+                // Here, on the calling thread, Python's signal handlers can run (the workers'
+                // threads never run them); a Ctrl-C stops every worker at its next batch.
+                if stop.requested() {
+                    let _ = failure.record(PyKeyboardInterrupt::new_err("stopped"));
+                }
+            },
+        )
+    })?
+    .map_err(|e| failure.take_or(e))?;
+    let n = played.samples.len();
+    let len = input_len(holes, lookahead);
+    let mut obs = Array2::<f32>::zeros((n, len));
+    let mut mask = Array2::<bool>::from_elem((n, holes), false);
+    let mut policy = Array2::<f32>::zeros((n, holes));
+    let mut value = Array1::<f32>::zeros(n);
+    let mut player = Array1::<i64>::zeros(n);
+    for (i, s) in played.samples.iter().enumerate() {
+        for (d, &x) in s.input.iter().enumerate() {
+            obs[[i, d]] = x;
+        }
+        for a in 0..holes {
+            // The last `n` values of the input are the legal mask.
+            mask[[i, a]] = s.input[len - holes + a] > 0.5;
+            policy[[i, a]] = s.policy[a];
+        }
+        value[i] = s.value;
+        player[i] = s.player.index() as i64;
+    }
+    Ok((
+        obs.into_pyarray(py),
+        mask.into_pyarray(py),
+        policy.into_pyarray(py),
+        value.into_pyarray(py),
+        player.into_pyarray(py),
+        played.south_wins,
+    ))
+}
+
+/// A player that searches with a Python network (or a Rust evaluator) and plays the most visited
+/// move, without noise, keeping its tree from move to move; in the endgame an exact solver first,
+/// as the agent `az:` does.
+#[pyclass(name = "NetworkAgent", module = "sowing._sowing", frozen, subclass)]
+#[derive(Debug)]
+pub struct PyNetworkAgent {
+    name: String,
+    valuer: Valuer,
+    config: PuctConfig,
+    lookahead: bool,
+    holes: usize,
+    solver_nodes: u64,
+    player: Mutex<NetworkPlayer>,
+}
+
+/// What a network agent keeps from move to move.
+#[derive(Debug)]
+struct NetworkPlayer {
+    search: BatchSearch,
+    solver: Solver,
+    rng: ChaCha8Rng,
+    seed: u64,
+}
+
+impl PyNetworkAgent {
+    fn lock(&self) -> MutexGuard<'_, NetworkPlayer> {
+        self.player.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[pymethods]
+impl PyNetworkAgent {
+    #[new]
+    #[pyo3(signature = (name, evaluate, holes, simulations, c_puct, lookahead, solver_nodes, seed))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        name: String,
+        evaluate: &Bound<'_, PyAny>,
+        holes: &Bound<'_, PyAny>,
+        simulations: &Bound<'_, PyAny>,
+        c_puct: f32,
+        lookahead: bool,
+        solver_nodes: &Bound<'_, PyAny>,
+        seed: &Bound<'_, PyAny>,
+    ) -> PyResult<PyNetworkAgent> {
+        let holes = args::int_in(holes, "holes", 1, MAX_HOLES as i128, "1 to 16")? as usize;
+        let solver_nodes = args::int_in(
+            solver_nodes,
+            "solver_nodes",
+            0,
+            MAX_SOLVER_NODES.into(),
+            "0 (no solver) to 1000000000 positions per move",
+        )? as u64;
+        let seed = args::seed(seed)?;
+        let valuer = Valuer::from_arg(evaluate)?;
+        valuer.check(holes, lookahead)?;
+        Ok(PyNetworkAgent {
+            name,
+            valuer,
+            config: puct_config(simulations, c_puct, 1.0, 0.0)?,
+            lookahead,
+            holes,
+            solver_nodes,
+            player: Mutex::new(NetworkPlayer {
+                search: BatchSearch::new(),
+                solver: Solver::new(SOLVER_TABLE_BITS),
+                rng: ChaCha8Rng::seed_from_u64(seed),
+                seed,
+            }),
+        })
+    }
+
+    /// The legal action this agent plays in `state`. Raises `GameOverError` on a finished game
+    /// and `ValueError` on a board of another size; an exception of its network is raised as it
+    /// is, the agent's tree then forgotten.
+    fn choose(&self, py: Python<'_>, state: &PyState) -> PyResult<usize> {
+        let state = state.0;
+        if state.is_over() {
+            return Err(GameOverError::new_err(format!(
+                "the game is over ({}); an agent can only move in a game that goes on",
+                state.outcome()
+            )));
+        }
+        if state.holes() != self.holes {
+            return Err(PyValueError::new_err(format!(
+                "{} plays boards of {} holes per row and cannot play a {}-hole game",
+                self.name,
+                self.holes,
+                state.holes()
+            )));
+        }
+        let failure = Failure::default();
+        long_call::run(py, SEARCH_STACK, |stop| {
+            let mut p = self.lock();
+            let NetworkPlayer {
+                search,
+                solver,
+                rng,
+                ..
+            } = &mut *p;
+            let mut losing = 0u16;
+            let on_board = state.board().sum(0, 2 * state.holes());
+            if self.solver_nodes > 0 && on_board <= SOLVER_SEEDS {
+                solver.set_stop(stop.clone());
+                let proof = solver.prove(&state, self.solver_nodes, SOLVER_DEPTH);
+                solver.set_stop(Stop::never());
+                if let Some((a, _)) = proof.winning {
+                    return Ok(a);
+                }
+                losing = proof.losing;
+            }
+            let mut noise = [rng.clone()];
+            let leaves = self
+                .valuer
+                .leaves(self.holes, self.lookahead, &stop, &failure);
+            let result = search.try_search_continuing(
+                &[0],
+                std::slice::from_ref(&state),
+                &self.config,
+                &mut noise,
+                leaves,
+            )?;
+            Ok(result[0].best_action_among(!losing))
+        })?
+        .map_err(|e: PyErr| failure.take_or(e))
+    }
+
+    /// Restart the agent's random stream from `seed`.
+    fn seed(&self, py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<()> {
+        let seed = args::seed(seed)?;
+        py.detach(|| {
+            let mut p = self.lock();
+            p.rng = ChaCha8Rng::seed_from_u64(seed);
+            p.seed = seed;
+        });
+        Ok(())
+    }
+
+    /// The seed its random stream last started from.
+    #[getter]
+    fn current_seed(&self, py: Python<'_>) -> u64 {
+        py.detach(|| self.lock().seed)
+    }
+
+    /// Forget the tree and the solver's table before a new game.
+    fn new_game(&self, py: Python<'_>) {
+        py.detach(|| {
+            let mut p = self.lock();
+            p.search.clear();
+            p.solver.clear();
+        });
+    }
+
+    /// The agent's name, e.g. `az:runs/x:64`.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn __call__(&self, py: Python<'_>, state: &PyState) -> PyResult<usize> {
+        self.choose(py, state)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("NetworkAgent({:?})", self.name)
+    }
+}
+
+/// A network agent as the batch player of a match: its moves in every game searched together,
+/// game `g` in tree `g`. After an error it plays the first legal move until the match ends (which
+/// the stopped opponents make quick), and the error is raised.
+struct BatchNetwork<'a> {
+    agent: &'a PyNetworkAgent,
+    search: BatchSearch,
+    stop: &'a Stop,
+    failure: &'a Failure,
+}
+
+impl BatchPlayer for BatchNetwork<'_> {
+    fn name(&self) -> String {
+        self.agent.name.clone()
+    }
+
+    fn choose_batch(
+        &mut self,
+        slots: &[usize],
+        states: &[State],
+        rngs: &mut [ChaCha8Rng],
+    ) -> Vec<usize> {
+        let first_legal = |s: &State| s.legal_actions().next().unwrap_or(0);
+        if self.failure.happened() {
+            return states.iter().map(first_legal).collect();
+        }
+        let a = self.agent;
+        let leaves = a
+            .valuer
+            .leaves(a.holes, a.lookahead, self.stop, self.failure);
+        match self
+            .search
+            .try_search_continuing(slots, states, &a.config, rngs, leaves)
+        {
+            Ok(results) => results.iter().map(|r| r.best_action()).collect(),
+            Err(_) => states.iter().map(first_legal).collect(),
+        }
+    }
+}
+
+/// The results of a match, from the first player's side: wins, draws (truncated games
+/// included), losses.
+type MatchCounts = (u32, u32, u32);
+
+/// Play `games` games of `variant` between `agent` (South in even games) and the agent of spec
+/// `opponent`, each opening `opening` random plies shared by a side-swapped pair, seeded by
+/// `seed` as the trainer's rating matches are; the opponent's moves on `threads` threads. The
+/// agent plays without its endgame solver, as the trainer's network does.
+#[pyfunction]
+#[pyo3(signature = (variant, agent, opponent, games, seed, opening, threads))]
+#[allow(clippy::too_many_arguments)]
+pub fn network_match(
+    py: Python<'_>,
+    variant: &Bound<'_, PyAny>,
+    agent: &PyNetworkAgent,
+    opponent: &str,
+    games: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+    opening: &Bound<'_, PyAny>,
+    threads: &Bound<'_, PyAny>,
+) -> PyResult<MatchCounts> {
+    let rules = rules_arg(variant)?;
+    let games = args::int_in(games, "games", 1, MAX_GAMES, "1 to 2**20")? as u64;
+    let seed = args::seed(seed)?;
+    let opening = args::int_in(opening, "opening", 0, MAX_OPENING, "0 to 100")? as u32;
+    let threads = args::int_in(threads, "threads", 0, MAX_THREADS, "0 (every core) to 256")?;
+    if rules.holes() != agent.holes {
+        return Err(PyValueError::new_err(format!(
+            "{} plays boards of {} holes per row and cannot play {} holes",
+            agent.name,
+            agent.holes,
+            rules.holes()
+        )));
+    }
+    from_spec(opponent).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    check_tree_memory(games as usize, agent.config.simulations)?;
+    let failure = Arc::new(Failure::default());
+    let played = long_call::run(py, SEARCH_STACK, |stop| {
+        let mut network = BatchNetwork {
+            agent,
+            search: BatchSearch::new(),
+            stop: &stop,
+            failure: &failure,
+        };
+        let m = Match {
+            rules,
+            seed,
+            salts: Salts::RATING,
+            opening_plies: opening,
+            pairings: vec![Pairing {
+                a: 0,
+                b: 1,
+                games: 0..games,
+            }],
+            threads: threads as usize,
+            keep_records: false,
+        };
+        let stopping = stopping_factory(&stop, &failure);
+        let mut seats = [
+            Seat::Batch(&mut network),
+            Seat::Agent {
+                spec: opponent.to_string(),
+                factory: &stopping,
+            },
+        ];
+        matches::play(&m, &mut seats, &mut |_| {})
+    })?;
+    if failure.happened() {
+        return Err(failure.take_or(PyKeyboardInterrupt::new_err("the match was stopped")));
+    }
+    let played = played.map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let count = played.tallies[0].pair_count(0, 1);
+    Ok((count.wins, count.draws, count.losses))
+}
+
+/// Agents from specs that give up when the call is stopped or the network has failed.
+fn stopping_factory(
+    stop: &Stop,
+    failure: &Arc<Failure>,
+) -> impl Fn(&str) -> Result<Box<dyn Agent>, sowing_agents::SpecError> + Sync + use<> {
+    let (stop, failure) = (stop.clone(), Arc::clone(failure));
+    move |spec| {
+        let mut agent = from_spec(spec)?;
+        let (stop, failure) = (stop.clone(), Arc::clone(&failure));
+        agent.set_stop(Stop::when(move || failure.happened() || stop.requested()));
+        Ok(agent)
+    }
+}
+
+/// Rate `names` (agent specs) by a round robin of `games` games per pair on `variant`, each side
+/// of each opening of `opening` plies; their Elo ratings, `names[0]` anchored at 0.
+#[pyfunction]
+#[pyo3(signature = (variant, names, games, seed, opening, threads))]
+pub fn rate_round_robin(
+    py: Python<'_>,
+    variant: &Bound<'_, PyAny>,
+    names: Vec<String>,
+    games: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+    opening: &Bound<'_, PyAny>,
+    threads: &Bound<'_, PyAny>,
+) -> PyResult<Vec<f64>> {
+    let rules = rules_arg(variant)?;
+    let games = args::int_in(games, "games", 1, MAX_GAMES, "1 to 2**20")? as u64;
+    let seed = args::seed(seed)?;
+    let opening = args::int_in(opening, "opening", 0, MAX_OPENING, "0 to 100")? as u32;
+    let threads = args::int_in(threads, "threads", 0, MAX_THREADS, "0 (every core) to 256")?;
+    if names.len() < 2 {
+        return Err(PyValueError::new_err(
+            "a round robin needs at least two agents",
+        ));
+    }
+    for name in &names {
+        from_spec(name).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    }
+    let pairs: Vec<(usize, usize)> = (0..names.len())
+        .flat_map(|i| (i + 1..names.len()).map(move |j| (i, j)))
+        .collect();
+    let failure = Arc::new(Failure::default());
+    let played = long_call::run(py, SEARCH_STACK, |stop| {
+        let m = Match {
+            rules,
+            seed,
+            salts: Salts::RATING,
+            opening_plies: opening,
+            pairings: pairs
+                .iter()
+                .map(|&(a, b)| Pairing {
+                    a,
+                    b,
+                    games: 0..games,
+                })
+                .collect(),
+            threads: threads as usize,
+            keep_records: false,
+        };
+        let stopping = stopping_factory(&stop, &failure);
+        let mut seats: Vec<Seat> = names
+            .iter()
+            .map(|spec| Seat::Agent {
+                spec: spec.clone(),
+                factory: &stopping,
+            })
+            .collect();
+        matches::play(&m, &mut seats, &mut |_| {})
+    })?
+    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let counts: Vec<PairCount> = pairs
+        .iter()
+        .zip(&played.tallies)
+        .map(|(&(a, b), t)| t.pair_count(a, b))
+        .collect();
+    let elo = bradley_terry(names.len(), &counts);
+    Ok(elo.iter().map(|e| e - elo[0]).collect())
+}
+
+/// The Elo rating, and the half-width of its interval at normal quantile `z`, of a player with
+/// `results`: for each opponent its rating, the player's points (wins plus half the draws) and
+/// games.
+#[pyfunction]
+#[pyo3(signature = (results, z))]
+pub fn elo_against(results: Vec<(f64, f64, u64)>, z: f64) -> PyResult<(f64, f64)> {
+    if results.is_empty() {
+        return Err(PyValueError::new_err(
+            "a rating needs results against someone",
+        ));
+    }
+    for &(elo, points, games) in &results {
+        if !elo.is_finite() || !(0.0..=games as f64).contains(&points) || games == 0 {
+            return Err(PyValueError::new_err(format!(
+                "each result is (opponent's Elo, points 0 to games, games > 0); got ({elo}, \
+                 {points}, {games})"
+            )));
+        }
+    }
+    if !(z.is_finite() && z > 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "z must be positive, got {z}"
+        )));
+    }
+    let rated: Vec<(f64, Rate)> = results
+        .iter()
+        .map(|&(elo, points, games)| (elo, Rate::new(points, games)))
+        .collect();
+    Ok(rate_against(&rated, z))
+}

@@ -1,0 +1,212 @@
+"""The network of `sowing train` in PyTorch (sowing.nn), its checkpoints and their safetensors
+read and written without torch, and the agent `az:PATH` from Python. (That a checkpoint written
+by `sowing train` gives the tch network's outputs here is checked from the Rust side, by
+agents/tests/az_python.rs, which trains one.)"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sowing
+from sowing import State, _checkpoint, _safetensors
+from sowing.search import NetworkAgent, input_length
+
+torch = pytest.importorskip("torch")
+from sowing import nn  # noqa: E402
+
+
+def test_the_network_has_the_rust_names_and_shapes():
+    net = nn.PolicyValueNet(6, hidden=32, blocks=2)
+    shapes = {k: tuple(v.shape) for k, v in net.state_dict().items()}
+    assert shapes == {
+        "input.weight": (32, input_length(6)),
+        "input.bias": (32,),
+        **{
+            f"block{i}.{part}": shape
+            for i in range(2)
+            for part, shape in {
+                "norm.weight": (32,),
+                "norm.bias": (32,),
+                "fc1.weight": (32, 32),
+                "fc1.bias": (32,),
+                "fc2.weight": (32, 32),
+                "fc2.bias": (32,),
+            }.items()
+        },
+        "norm.weight": (32,),
+        "norm.bias": (32,),
+        "policy.weight": (6, 32),
+        "policy.bias": (6,),
+        "value_hidden.weight": (16, 32),
+        "value_hidden.bias": (16,),
+        "value.weight": (1, 16),
+        "value.bias": (1,),
+    }
+
+
+def test_outputs_mask_illegal_actions_and_bound_the_value():
+    torch.manual_seed(0)
+    net = nn.PolicyValueNet(6, hidden=16, blocks=1)
+    seen = []
+
+    def record(obs, mask):
+        seen.append((obs, mask))
+        return net.evaluator()(obs, mask)
+
+    state = State.initial("en-dodoi-6").play(5).play(0)
+    sowing.search.search([state], record, simulations=2)
+    obs, mask = seen[0]
+    logits, value = net(torch.from_numpy(obs))
+    assert (logits[0, ~torch.from_numpy(mask[0])] == nn.MASKED_LOGIT).all()
+    assert -1 <= value.detach()[0].item() <= 1
+
+
+def save_checkpoint(run, net, iteration=1, rules="en-dodoi-6", simulations=16):
+    rules = sowing.Rules.preset(rules)
+    meta = {
+        "iteration": iteration,
+        "rules": json.loads(rules.to_json()),
+        "net": net.config,
+        "args": {"simulations": simulations, "c_puct": 0.5, "dirichlet_alpha": 1.0},
+        "history": [],
+        "baseline_elo": {},
+        "seconds": 0.0,
+    }
+    data = _safetensors.dumps(nn.state_dict_arrays(net))
+    return _checkpoint.write(run, meta, {_checkpoint.SAFETENSORS: data})
+
+
+def test_a_checkpoint_loads_with_its_outputs_and_plays_as_az(tmp_path):
+    torch.manual_seed(1)
+    net = nn.PolicyValueNet(6, hidden=16, blocks=2)
+    save_checkpoint(tmp_path, net, iteration=1)
+    folder = save_checkpoint(tmp_path, net, iteration=2)
+    loaded, meta = nn.load(tmp_path)
+    assert meta["iteration"] == 2 and _checkpoint.resolve(tmp_path) == folder
+    x = torch.rand(5, input_length(6))
+    x[:, -6:] = 1.0
+    with torch.no_grad():
+        for a, b in zip(net(x), loaded(x)):
+            assert torch.equal(a, b)
+    agent = sowing.agents.from_spec(f"az:{tmp_path}")
+    assert agent.name == f"az:{tmp_path}:16"
+    assert sowing.agents.from_spec(f"az:{tmp_path}:5:solver=0").name == f"az:{tmp_path}:5:solver=0"
+    state = State.initial("en-dodoi-6")
+    assert agent.choose(state) in state.legal_moves()
+    assert isinstance(agent, NetworkAgent)
+    with pytest.raises(ValueError, match="6 holes"):
+        agent.choose(State.initial("en-dodoi-8"))
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("az:", "path"),
+        ("az:x:solver=many", "solver="),
+        ("az:x:0", "simulations"),
+        ("az:/nonexistent/run", "no checkpoint"),
+    ],
+)
+def test_bad_az_specs_say_what_is_wrong(spec, message):
+    with pytest.raises(ValueError, match=message):
+        sowing.agents.from_spec(spec)
+
+
+def test_damaged_checkpoints_are_refused_naming_the_file(tmp_path):
+    net = nn.PolicyValueNet(6, hidden=8, blocks=1)
+    folder = save_checkpoint(tmp_path, net)
+    weights = folder / _checkpoint.SAFETENSORS
+    data = weights.read_bytes()
+    weights.write_bytes(data[: len(data) // 2])
+    with pytest.raises(nn.CheckpointError, match="truncated") as e:
+        nn.load(tmp_path)
+    assert str(weights) in str(e.value)
+    weights.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    with pytest.raises(nn.CheckpointError, match="differ"):
+        nn.load(tmp_path)
+    weights.write_bytes(data)
+    meta = json.loads((folder / "meta.json").read_text())
+    del meta["files"][_checkpoint.SAFETENSORS]
+    (folder / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(nn.CheckpointError, match="before checkpoints carried safetensors"):
+        nn.load(tmp_path)
+    (folder / "meta.json").write_text("{ not json")
+    with pytest.raises(nn.CheckpointError, match="not valid JSON"):
+        nn.load(folder)
+    (folder / "meta.json").write_text(json.dumps({"format": "other"}))
+    with pytest.raises(nn.CheckpointError, match="not a sowing-az-checkpoint"):
+        nn.load(folder)
+
+
+def test_weights_of_another_network_do_not_load(tmp_path):
+    folder = save_checkpoint(tmp_path, nn.PolicyValueNet(6, hidden=8, blocks=1))
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["net"]["hidden"] = 16
+    (folder / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(nn.CheckpointError, match="does not load"):
+        nn.load(folder)
+
+
+arrays = st.dictionaries(
+    st.text(min_size=1, max_size=12).filter(lambda k: k != "__metadata__"),
+    st.tuples(
+        st.sampled_from(["float32", "float64", "int64", "int32", "uint8", "bool", "float16"]),
+        st.lists(st.integers(0, 4), max_size=3),
+        st.integers(0, 2**32 - 1),
+    ),
+    max_size=5,
+)
+
+
+def build(spec):
+    out = {}
+    for name, (dtype, shape, seed) in spec.items():
+        rng = np.random.default_rng(seed)
+        out[name] = (rng.standard_normal(shape) * 100).astype(dtype)
+    return out
+
+
+@given(arrays)
+def test_safetensors_round_trip(spec):
+    tensors = build(spec)
+    back = _safetensors.loads(_safetensors.dumps(tensors))
+    assert back.keys() == tensors.keys()
+    for name, array in tensors.items():
+        assert back[name].dtype == array.dtype and np.array_equal(back[name], array, equal_nan=True)
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=300)
+@given(arrays, st.data())
+def test_damaged_safetensors_are_refused_with_a_value_error(spec, data):
+    raw = bytearray(_safetensors.dumps(build(spec)))
+    how = data.draw(st.sampled_from(["truncate", "flip", "random"]))
+    if how == "truncate":
+        raw = raw[: data.draw(st.integers(0, max(len(raw) - 1, 0)))]
+    elif how == "flip" and raw:
+        at = data.draw(st.integers(0, len(raw) - 1))
+        raw[at] ^= 1 << data.draw(st.integers(0, 7))
+    else:
+        raw = bytearray(data.draw(st.binary(max_size=64)))
+    try:
+        _safetensors.loads(bytes(raw))
+    except ValueError as e:
+        assert "safetensors" in str(e)
+
+
+def test_without_torch_the_error_says_what_to_install():
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "import sowing, sowing.search\n"
+        "assert 'torch' not in [m for m in sys.modules if sys.modules[m] is not None]\n"
+        "try:\n"
+        "    sowing.agents.from_spec('az:runs/x')\n"
+        "except ImportError as e:\n"
+        "    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install torch" in out.stdout

@@ -1,0 +1,391 @@
+"""The Rust batched search driven from Python (sowing.search): leaves valued by a Python
+function agree with the same arithmetic in Rust, exceptions reach the caller as themselves with
+nothing changed, bad returns are refused with what was wrong, self-play is reproducible, and the
+network agent plays in Gymnasium, matches and ratings."""
+
+import copy
+import os
+import signal
+import threading
+import time
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import sowing
+from sowing import GameOverError, State
+from sowing.search import (
+    LinearEvaluator,
+    NetworkAgent,
+    Search,
+    input_length,
+    play_match,
+    rate,
+    search,
+    self_play,
+)
+
+N = 6
+D = input_length(N)
+
+
+def weights(seed=0, scale=0.1):
+    rng = np.random.default_rng(seed)
+    policy = (rng.standard_normal((D, N)) * scale).astype(np.float32)
+    value = (rng.standard_normal(D) * scale).astype(np.float32)
+    return policy, value
+
+
+POLICY, VALUE = weights()
+
+
+def linear_numpy(obs, mask):
+    return obs @ POLICY, np.tanh(obs @ VALUE)
+
+
+def positions(count, seed=0, variant="en-dodoi-6"):
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        s = State.initial(variant)
+        for _ in range(int(rng.integers(0, 30))):
+            moves = s.legal_moves()
+            nxt = s.play(int(rng.choice(moves)))
+            if nxt.is_over():
+                break
+            s = nxt
+        out.append(s)
+    return out
+
+
+def test_the_input_length_is_the_network_input():
+    assert input_length(6) == 38 and input_length(6, lookahead=False) == 20
+    seen = []
+
+    def record(obs, mask):
+        seen.append((obs.copy(), mask.copy()))
+        return np.zeros(mask.shape, np.float32), np.zeros(len(mask), np.float32)
+
+    states = positions(5)
+    search(states, record, simulations=1)
+    obs, mask = seen[0]
+    assert obs.dtype == np.float32 and obs.shape == (5, D)
+    assert mask.dtype == np.bool_ and mask.shape == (5, N)
+    for s, o, m in zip(states, obs, mask):
+        assert list(np.flatnonzero(m)) == s.legal_moves()
+        # The mask is also the input's last n values; the observation, scaled by 2n, its first.
+        assert np.array_equal(o[-N:] > 0.5, m)
+        assert np.allclose(o[: 2 * N + 2], np.asarray(s.observation()) * 2 * N)
+
+
+def test_python_leaves_give_the_search_of_the_same_evaluator_in_rust():
+    states = positions(24, seed=1)
+    rust = search(states, LinearEvaluator(POLICY, VALUE), simulations=200, seed=3)
+    python = search(states, linear_numpy, simulations=200, seed=3)
+    # The same products summed in another order differ in the last bits at most, which can move
+    # a visit or two where two actions tie.
+    assert np.abs(rust.policy - python.policy).max() < 0.02
+    assert np.abs(rust.value - python.value).max() < 1e-4
+    assert (rust.action == python.action).mean() >= 0.9
+    assert np.array_equal(rust.visits.sum(axis=1), np.full(24, 199))
+    for s, visits, action in zip(states, python.visits, python.action):
+        assert set(np.flatnonzero(visits)) <= set(s.legal_moves())
+        assert action in s.legal_moves()
+
+
+def test_a_search_is_fixed_by_its_seed_and_kept_trees_grow():
+    states = positions(8, seed=2)
+    searcher = Search(linear_numpy, simulations=50, noise_fraction=0.25)
+    a = searcher(states, seed=7)
+    b = searcher(states, seed=7)
+    assert np.array_equal(a.visits, b.visits) and np.array_equal(a.priors, b.priors)
+    assert not np.array_equal(a.priors, searcher(states, seed=8).priors)
+    # A tree kept from the last move adds its visits below the new root.
+    first = searcher(states, seed=1, trees=range(8))
+    after = [s.play(int(x)) for s, x in zip(states, first.action)]
+    going = [i for i, s in enumerate(after) if not s.is_over()]
+    kept = searcher([after[i] for i in going], seed=1, trees=going)
+    assert (kept.visits.sum(axis=1) >= 49).all() and (kept.visits.sum(axis=1) > 49).any()
+    searcher.clear()
+    fresh = searcher([after[i] for i in going], seed=1, trees=going)
+    assert (fresh.visits.sum(axis=1) == 49).all()
+
+
+class Boom(Exception):
+    pass
+
+
+def failing_after(calls, evaluate=linear_numpy):
+    count = [0]
+
+    def inner(obs, mask):
+        count[0] += 1
+        if count[0] > calls:
+            raise Boom(f"call {count[0]}")
+        return evaluate(obs, mask)
+
+    return inner
+
+
+def test_an_exception_in_evaluate_reaches_the_caller_as_itself():
+    states = positions(6, seed=3)
+    with pytest.raises(Boom, match="call 4"):
+        search(states, failing_after(3), simulations=20)
+    searcher = Search(failing_after(3), simulations=20)
+    with pytest.raises(Boom):
+        searcher(states, trees=range(6))
+    # The half-searched trees were forgotten: the next search starts afresh.
+    searcher._native = Search(linear_numpy, simulations=20)._native
+    assert (searcher(states, trees=range(6)).visits.sum(axis=1) == 19).all()
+    with pytest.raises(Boom):
+        self_play("en-dodoi-6", failing_after(30), games=8, simulations=8, threads=2)
+    agent = NetworkAgent(failing_after(5), "en-dodoi-6", simulations=20)
+    state = State.initial("en-dodoi-6")
+    with pytest.raises(Boom):
+        agent.choose(state)
+
+
+def test_an_exception_in_a_gymnasium_opponent_leaves_the_game_as_it_was():
+    agent = NetworkAgent(failing_after(40), "en-dodoi-6", simulations=8)
+    env = gym.make("sowing/en-dodoi-6-v0", opponent=agent, agent_side="south")
+    env.reset(seed=0)
+    with pytest.raises(Boom):
+        for _ in range(100):
+            before = env.unwrapped.state
+            action = int(np.flatnonzero(env.unwrapped.action_masks())[0])
+            env.step(action)
+    assert env.unwrapped.state == before
+
+
+@pytest.mark.parametrize(
+    "returned, error, message",
+    [
+        (lambda b: np.zeros((b, N)), TypeError, "pair"),
+        (lambda b: (np.zeros((b, N + 1)), np.zeros(b)), ValueError, r"\[B, n\]"),
+        (lambda b: (np.zeros((b, N)), np.zeros(b + 1)), ValueError, "one per"),
+        (lambda b: (np.full((b, N), np.nan), np.zeros(b)), ValueError, "finite"),
+        (lambda b: (np.zeros((b, N)), np.full(b, 1.5)), ValueError, "-1 to 1"),
+        (lambda b: (np.zeros((b, N)), "x"), TypeError, "float32"),
+    ],
+)
+def test_a_bad_return_is_refused_saying_what_is_allowed(returned, error, message):
+    with pytest.raises(error, match=message):
+        search(positions(3), lambda obs, mask: returned(len(obs)), simulations=4)
+
+
+def test_illegal_actions_take_no_prior_whatever_their_logit():
+    def huge_on_illegal(obs, mask):
+        return np.where(mask, 0.0, 1e30).astype(np.float32), np.zeros(len(mask), np.float32)
+
+    out = search(positions(10, seed=4), huge_on_illegal, simulations=30)
+    masks = np.array([[a in s.legal_moves() for a in range(N)] for s in positions(10, seed=4)])
+    assert (out.priors[~masks] == 0).all()
+    assert np.allclose(out.priors.sum(axis=1), 1, atol=1e-5)
+
+
+def test_torch_tensors_and_lists_are_accepted():
+    torch = pytest.importorskip("torch")
+
+    def tensors(obs, mask):
+        x = torch.from_numpy(obs)
+        return x @ torch.from_numpy(POLICY), torch.tanh(x @ torch.from_numpy(VALUE))
+
+    def lists(obs, mask):
+        logits, value = linear_numpy(obs, mask)
+        return logits.tolist(), value.astype(np.float64)
+
+    states = positions(4)
+    a = search(states, tensors, simulations=30)
+    b = search(states, lists, simulations=30)
+    assert np.abs(a.policy - b.policy).max() < 0.05
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        (dict(simulations=0), ValueError),
+        (dict(simulations=2.5), TypeError),
+        (dict(c_puct=-1.0), ValueError),
+        (dict(noise_fraction=1.5), ValueError),
+        (dict(dirichlet_alpha=float("nan")), ValueError),
+        (dict(c_puct="1"), TypeError),
+    ],
+)
+def test_bad_settings_are_refused(kwargs, error):
+    with pytest.raises(error):
+        search(positions(2), linear_numpy, **kwargs)
+
+
+def test_bad_states_and_evaluators_are_refused():
+    over = State.initial("en-dodoi-6")
+    rng = np.random.default_rng(0)
+    while not over.is_over():
+        over = over.play(int(rng.choice(over.legal_moves())))
+    with pytest.raises(GameOverError):
+        search([State.initial("en-dodoi-6"), over], linear_numpy)
+    with pytest.raises(ValueError, match="one board size"):
+        search([State.initial("en-dodoi-6"), State.initial("en-dodoi-8")], linear_numpy)
+    with pytest.raises(ValueError, match="at least one"):
+        search([], linear_numpy)
+    with pytest.raises(TypeError, match="wrap a single one"):
+        search(State.initial("en-dodoi-6"), linear_numpy)
+    with pytest.raises(TypeError, match="evaluate must be"):
+        search(positions(2), 3)
+    with pytest.raises(ValueError, match="for 6 holes"):
+        search([State.initial("en-dodoi-8")], LinearEvaluator(POLICY, VALUE))
+    with pytest.raises(ValueError, match="named twice"):
+        Search(linear_numpy)(positions(2), trees=[1, 1])
+    with pytest.raises(ValueError, match="rows"):
+        LinearEvaluator(POLICY[:-1], VALUE)
+    with pytest.raises(ValueError, match="finite"):
+        LinearEvaluator(np.full_like(POLICY, np.inf), VALUE)
+
+
+def test_trees_beyond_memory_are_refused_before_they_grow():
+    with pytest.raises(MemoryError, match="searching 1048576 trees"):
+        self_play("en-dodoi-6", linear_numpy, games=1, parallel_games=2**20, simulations=10**6)
+
+
+def test_the_gil_is_free_while_the_trees_grow():
+    evaluate = LinearEvaluator(POLICY, VALUE)
+    states = positions(64, seed=5)
+    done = threading.Event()
+    ticks = 0
+
+    def work():
+        search(states, evaluate, simulations=3000)
+        done.set()
+
+    thread = threading.Thread(target=work)
+    start = time.perf_counter()
+    thread.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    thread.join()
+    took = time.perf_counter() - start
+    assert took > 0.1, "the search was too short to tell"
+    # With the GIL held by the search, this thread could not have run during it.
+    assert ticks >= 0.2 * took / 0.001
+
+
+def test_self_play_samples_are_fixed_by_the_seed():
+    def run(seed, **kw):
+        return self_play("en-dodoi-6", linear_numpy, games=12, simulations=16, seed=seed, **kw)
+
+    a, b = run(1), run(1)
+    for field in ("observation", "mask", "policy", "value", "player"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+    assert a.south_wins == b.south_wins and a.games == 12
+    assert not np.array_equal(run(2).value, a.value)
+    assert not np.array_equal(run(1, iteration=1).value, a.value)
+    n = len(a)
+    assert n > 12 * 5
+    assert a.observation.shape == (n, D) and a.observation.dtype == np.float32
+    assert a.mask.shape == (n, N) and a.mask.dtype == np.bool_
+    assert np.array_equal(a.mask, a.observation[:, -N:] > 0.5)
+    assert np.allclose(a.policy.sum(axis=1), 1, atol=1e-5)
+    assert (a.policy[~a.mask] == 0).all()
+    assert ((-1 <= a.value) & (a.value <= 1)).all()
+    assert set(np.unique(a.player)) == {0, 1}
+
+
+def test_self_play_games_do_not_depend_on_the_batch_or_the_workers():
+    evaluate = LinearEvaluator(POLICY, VALUE)
+
+    def rows(samples):
+        table = np.column_stack([samples.observation, samples.policy, samples.value, samples.player])
+        return table[np.lexsort(table.T[::-1])]
+
+    one = self_play("en-dodoi-6", evaluate, games=10, simulations=16, parallel_games=10)
+    two = self_play("en-dodoi-6", evaluate, games=10, simulations=16, parallel_games=3, threads=2)
+    assert np.array_equal(rows(one), rows(two))
+    assert one.south_wins == two.south_wins
+
+
+def test_value_targets_mix_the_result_and_the_search():
+    pure = self_play("en-dodoi-6", linear_numpy, games=6, simulations=8, value_mix=0.0)
+    assert set(np.unique(pure.value)) <= {-1.0, 0.0, 1.0}
+    mixed = self_play("en-dodoi-6", linear_numpy, games=6, simulations=8, value_mix=0.5)
+    assert len(set(np.unique(mixed.value)) - {-1.0, 0.0, 1.0}) > 0
+
+
+def test_the_network_agent_plays_in_gymnasium_and_copies():
+    agent = NetworkAgent(linear_numpy, "en-dodoi-6", simulations=16, name="linear")
+    assert agent.name == "linear" and repr(agent) == 'NetworkAgent("linear")'
+    env = gym.make("sowing/en-dodoi-6-v0", opponent=agent, agent_side="north")
+    obs, info = env.reset(seed=0)
+    twin = copy.deepcopy(env)
+    steps = 0
+    while True:
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        obs, reward, terminated, truncated, info = env.step(action)
+        twin.step(action)
+        steps += 1
+        if terminated or truncated:
+            break
+    assert steps > 3
+    assert twin.unwrapped.state == env.unwrapped.state
+    with pytest.raises(ValueError, match="6 holes"):
+        agent.choose(State.initial("en-dodoi-8"))
+
+
+def test_the_endgame_solver_plays_a_proven_win():
+    solving = NetworkAgent(linear_numpy, "en-dodoi-6", simulations=4, solver_nodes=200_000)
+    rng = np.random.default_rng(0)
+    found = 0
+    for _ in range(300):
+        state = State.initial("en-dodoi-6")
+        while not state.is_over() and sum(state.board) > 20:
+            state = state.play(int(rng.choice(state.legal_moves())))
+        if state.is_over():
+            continue
+        proof = sowing.agents.solve(state, nodes=200_000)
+        if proof.winning_action is None:
+            continue
+        solving.new_game()
+        winner = solving.choose(state)
+        assert winner not in proof.losing_actions
+        assert sowing.agents.solve(state.play(winner), nodes=200_000).lost
+        found += 1
+        if found >= 5:
+            break
+    assert found >= 5
+
+
+def test_matches_and_ratings_as_the_trainer_makes_them():
+    agent = NetworkAgent(linear_numpy, "en-dodoi-6", simulations=16)
+    result = play_match(agent, "random", "en-dodoi-6", games=6, seed=1, threads=1)
+    assert result.games == 6 and result.opponent == "random"
+    again = play_match(agent, "random", "en-dodoi-6", games=6, seed=1, threads=2)
+    assert again == result
+    rating = rate(agent, "en-dodoi-6", baselines=("random", "greedy"), games=4, threads=1)
+    assert rating.baseline_elo["random"] == 0.0
+    assert [r.opponent for r in rating.results] == ["random", "greedy"]
+    assert np.isfinite(rating.elo) and rating.interval > 0
+    with pytest.raises(ValueError, match="valid forms"):
+        play_match(agent, "wizard", "en-dodoi-6", games=2)
+    with pytest.raises(Boom):
+        play_match(NetworkAgent(failing_after(3), "en-dodoi-6"), "mcts:1000", "en-dodoi-6", games=4)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGINT from a timer")
+def test_ctrl_c_stops_self_play_on_worker_threads():
+    def slow(obs, mask):
+        time.sleep(0.002)
+        return linear_numpy(obs, mask)
+
+    # Python's own handler, even where the test runs with SIGINT ignored (started in the
+    # background by a shell).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            self_play("en-dodoi-6", slow, games=2000, simulations=64, threads=2)
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
+    assert time.perf_counter() - start < 3.0
