@@ -12,11 +12,13 @@
 //! search's transposition table cleared, so that what settles does not depend on what was
 //! searched before either.
 
+use crate::output::outln;
 use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::RngExt;
 use serde::Serialize;
 use sowing_agents::matches::{self, Match, Pairing, Salts, Seat};
+use sowing_agents::memory;
 use sowing_agents::positions::{ExactPosition, LabelSource, PositionSet};
 use sowing_agents::tablebase::Tablebase;
 use sowing_agents::{ResultSearch, from_spec, stream};
@@ -143,10 +145,16 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Some(path) => Some(Arc::new(Tablebase::open_for(path, &rules)?)),
         None => None,
     };
-    let threads = match args.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        t => t,
-    };
+    let threads = memory::threads(args.threads)?;
+    // Each thread's search holds its own transposition table of 16-byte slots.
+    memory::check(
+        &format!("{threads} searches' tables of 2^{} slots", args.table_bits),
+        threads as u64 * (1u64 << args.table_bits),
+        16,
+        0,
+        "slots",
+    )
+    .map_err(|e| format!("{e}: give a smaller --table-bits or fewer --threads"))?;
     let started = Instant::now();
     let bar = ProgressBar::new(args.count as u64);
     bar.set_style(
@@ -238,9 +246,9 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         phases,
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        outln!("{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
-        print_summary(&summary);
+        print_summary(&summary)?;
     }
     Ok(())
 }
@@ -362,8 +370,8 @@ fn label(
         .collect()
 }
 
-fn print_summary(s: &Summary) {
-    println!(
+fn print_summary(s: &Summary) -> std::io::Result<()> {
+    outln!(
         "{} positions of {} written to {} ({} dropped unsettled, {} duplicates left out; {} \
          games, {:.1} s)",
         s.count,
@@ -373,8 +381,8 @@ fn print_summary(s: &Summary) {
         s.duplicates,
         s.games,
         s.seconds
-    );
-    println!(
+    )?;
+    outln!(
         "{:>7} {:>7} {:>9} {:>7} {:>7} {:>8} {:>12} {:>14}",
         "seeds",
         "drawn",
@@ -384,10 +392,10 @@ fn print_summary(s: &Summary) {
         "settled",
         "ms/position",
         "nodes/position"
-    );
+    )?;
     for p in s.phases.iter().filter(|p| p.drawn > 0) {
         let n = p.drawn as f64;
-        println!(
+        outln!(
             "{:>7} {:>7} {:>9} {:>7} {:>7} {:>7.1}% {:>12.1} {:>14.0}",
             format!("{}-{}", p.from, p.to),
             p.drawn,
@@ -397,6 +405,7 @@ fn print_summary(s: &Summary) {
             100.0 * (p.tablebase + p.search) as f64 / n,
             1000.0 * p.seconds / n,
             p.nodes as f64 / n
-        );
+        )?;
     }
+    Ok(())
 }

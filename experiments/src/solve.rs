@@ -8,7 +8,9 @@
 //! proofs by orders of magnitude; with `--margin` the command brackets the final lead the mover
 //! forces, proving "at least" and "at most" bounds in turn.
 
+use crate::output::outln;
 use crate::select::VariantArgs;
+use sowing_agents::memory;
 use sowing_agents::tablebase::Tablebase;
 use sowing_agents::{Proof, Solver};
 use sowing_env::State;
@@ -53,20 +55,28 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             .play(a)
             .map_err(|e| format!("move {} ({mover}, action {a}): {e}", i + 1))?;
     }
-    println!("{}\n{}", rules.summary(), state.render());
+    outln!("{}\n{}", rules.summary(), state.render())?;
     if state.is_over() {
-        println!("the game is over: {}", state.outcome());
+        outln!("the game is over: {}", state.outcome())?;
         return Ok(());
     }
     let mover = state.to_move();
+    memory::check(
+        &format!("the solver's table of 2^{} slots", args.table_bits),
+        1u64 << args.table_bits,
+        16,
+        0,
+        "slots",
+    )
+    .map_err(|e| format!("{e}: give a smaller --table-bits"))?;
     let mut solver = Solver::new(args.table_bits);
     if let Some(path) = &args.tablebase {
         let table = Tablebase::open_for(path, &rules)?;
-        println!(
+        outln!(
             "tablebase {}: every position of at most {} seeds decided at once",
             path.display(),
             table.max_seeds()
-        );
+        )?;
         solver = solver.with_tablebase(Arc::new(table));
     }
     if args.margin {
@@ -76,15 +86,15 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let win = solver.prove_win(&state, args.nodes, args.depth);
     let seconds = started.elapsed().as_secs_f64();
     if let Some((action, plies)) = win.winning {
-        println!(
+        outln!(
             "{mover} to move forces a win {}, starting with action {action} ({} positions, \
              {seconds:.1} s)",
             within(plies),
             win.nodes
-        );
+        )?;
         return Ok(());
     }
-    println!(
+    outln!(
         "{mover} to move has no forced win within {} plies ({} positions, {seconds:.1} s{})",
         win.depth,
         win.nodes,
@@ -93,14 +103,14 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         } else {
             ""
         }
-    );
+    )?;
     let left = args.nodes.saturating_sub(win.nodes);
     if left == 0 {
-        println!("no budget left to look for moves that lose");
+        outln!("no budget left to look for moves that lose")?;
         return Ok(());
     }
     let moves = solver.prove(&state, left, args.depth);
-    println!("{}", describe_moves(&state, &moves));
+    outln!("{}", describe_moves(&state, &moves))?;
     Ok(())
 }
 
@@ -124,12 +134,12 @@ fn bracket_margin(
         let seconds = started.elapsed().as_secs_f64();
         match proof.winning {
             Some((action, plies)) => {
-                println!(
+                outln!(
                     "{mover} forces a final lead of at least {at_least:+}, starting with action \
                      {action}, {} ({} positions, {seconds:.1} s)",
                     within(plies),
                     proof.nodes
-                );
+                )?;
                 proven = Some(at_least);
                 if at_least + step > total {
                     break;
@@ -137,11 +147,12 @@ fn bracket_margin(
                 at_least += step;
             }
             None => {
-                println!(
+                outln!(
                     "no proof that {mover} forces a lead of {at_least:+} within {} plies ({} \
                      positions, {seconds:.1} s)",
-                    proof.depth, proof.nodes
-                );
+                    proof.depth,
+                    proof.nodes
+                )?;
                 break;
             }
         }
@@ -159,11 +170,11 @@ fn bracket_margin(
     } else {
         format!("at most: not proven (no proof that {mover} is held below {next:+}")
     };
-    println!(
+    outln!(
         "{mover}'s final lead under perfect play: at least {}; {upper}, {} positions, {seconds:.1} s)",
         proven.map_or_else(|| "not proven".to_string(), |p| format!("{p:+}")),
         refuted.nodes
-    );
+    )?;
     Ok(())
 }
 

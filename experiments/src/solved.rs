@@ -7,6 +7,7 @@
 //! more than `--max-positions` positions, or would not fit the machine's memory, are listed as
 //! skipped, with the reason.
 
+use crate::output::outln;
 use serde::Serialize;
 use sowing_agents::Wdl;
 use sowing_agents::tablebase::{BuildOptions, Probe, Tablebase, TablebaseError};
@@ -171,6 +172,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             None => Ok(words),
         }
     };
+    // The builds run on `--threads` threads; refuse a count no machine has before any work.
+    sowing_agents::memory::threads(args.threads)?;
     let triggers = parse(&args.trigger, "trigger", "take, leave")?;
     let directions = parse(&args.direction, "direction", "ccw, parity")?;
     let mut rows = Vec::new();
@@ -192,7 +195,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                     let rules = Rules::new(spec)?;
                     let row = solve_row(&rules, &args);
                     if !args.json {
-                        print_row(&row);
+                        print_row(&row)?;
                     }
                     rows.push(row);
                 }
@@ -200,7 +203,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?)?;
     }
     Ok(())
 }
@@ -237,20 +240,21 @@ fn solve_row(rules: &Rules, args: &Args) -> Row {
     }
 }
 
-fn print_row(row: &Row) {
+fn print_row(row: &Row) -> std::io::Result<()> {
     let rules = format!(
         "2x{}, {} seeds, {}, {}",
         row.holes, row.seeds, row.trigger, row.direction
     );
     match (&row.start, &row.skipped) {
-        (Some(v), _) => println!(
+        (Some(v), _) => outln!(
             "{rules:<28} {:>13} positions  {:<24} best first moves {:?}  ({:.1} s)",
             row.positions,
             v.describe(),
             v.best_moves,
             row.seconds
-        ),
-        (None, Some(why)) => println!("{rules:<28} skipped: {why}"),
+        )?,
+        (None, Some(why)) => outln!("{rules:<28} skipped: {why}")?,
         (None, None) => unreachable!("a row is solved or skipped"),
     }
+    Ok(())
 }

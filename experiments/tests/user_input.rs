@@ -291,6 +291,30 @@ fn generated_numbers_for_every_flag_never_crash_a_command() {
             vec![("--seed", "0")],
         ),
         ([&["replay", "--moves", "1"][..], &six].concat(), vec![]),
+        (
+            [&["positions", "--out", "positions.jsonl"][..], &six].concat(),
+            vec![
+                ("--count", "2"),
+                ("--seed", "0"),
+                ("--opening", "4"),
+                ("--nodes", "1000"),
+                ("--threads", "1"),
+                ("--table-bits", "12"),
+            ],
+        ),
+        (
+            vec!["solved", "--trigger", "take", "--direction", "ccw"],
+            vec![
+                ("--holes", "2"),
+                ("--seeds", "1"),
+                ("--max-positions", "1000"),
+                ("--threads", "1"),
+            ],
+        ),
+        (
+            [&["accuracy", "--agents", "random"][..], &six].concat(),
+            vec![("--positions", "5"), ("--seed", "0"), ("--threads", "1")],
+        ),
     ];
     let mut rng = ChaCha8Rng::seed_from_u64(18);
     for (base, flags) in &commands {
