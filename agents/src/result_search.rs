@@ -18,6 +18,7 @@
 //! that index is the node's own or deeper. A proof that never meets a repetition above its root
 //! is exact: if the prover can force a win, they can with no position repeated.
 
+use crate::solver::children_by;
 use crate::tablebase::Tablebase;
 use crate::wdl::Wdl;
 use sowing_env::{Board, MAX_HOLES, Outcome, Player, State};
@@ -394,26 +395,10 @@ impl ResultSearch {
 /// The children of `state`: the hinted move first, then by seeds the move captures.
 fn ordered_children(state: &State, hint: Option<u8>) -> ([(usize, State); MAX_HOLES], usize) {
     let me = state.to_move();
-    let mut children = [(0usize, *state); MAX_HOLES];
-    let mut scores = [0i32; MAX_HOLES];
-    let mut count = 0;
-    for a in state.legal_actions() {
-        let child = state.play_unchecked(a);
-        let mut score = i32::from(child.captured(me)) - i32::from(state.captured(me));
-        if hint == Some(a as u8) {
-            score += 1_000;
-        }
-        let mut at = count;
-        while at > 0 && scores[at - 1] < score {
-            scores[at] = scores[at - 1];
-            children[at] = children[at - 1];
-            at -= 1;
-        }
-        scores[at] = score;
-        children[at] = (a, child);
-        count += 1;
-    }
-    (children, count)
+    children_by(state, |a, child| {
+        let gained = i32::from(child.captured(me)) - i32::from(state.captured(me));
+        gained + if hint == Some(a as u8) { 1_000 } else { 0 }
+    })
 }
 
 /// A 64-bit key of what decides a result: the board, the captures and the player to move (not

@@ -468,11 +468,7 @@ fn ordered_children(
     hint: u8,
 ) -> ([(usize, State); MAX_HOLES], usize) {
     let me = state.to_move();
-    let mut children = [(0usize, *state); MAX_HOLES];
-    let mut scores = [0i32; MAX_HOLES];
-    let mut count = 0;
-    for a in state.legal_actions() {
-        let child = state.play_unchecked(a);
+    children_by(state, |a, child| {
         let mut score = match child.outcome() {
             Outcome::Won(p) if p == me => 1_000_000,
             Outcome::Won(_) => -1_000_000,
@@ -482,14 +478,30 @@ fn ordered_children(
         if has_hint && usize::from(hint) == a {
             score += 2_000_000;
         }
+        score
+    })
+}
+
+/// The children of `state` with their actions, the highest `score(action, child)` first (ties
+/// in action order), and how many there are: the move ordering of the exact searches.
+pub(crate) fn children_by(
+    state: &State,
+    score: impl Fn(usize, &State) -> i32,
+) -> ([(usize, State); MAX_HOLES], usize) {
+    let mut children = [(0usize, *state); MAX_HOLES];
+    let mut scores = [0i32; MAX_HOLES];
+    let mut count = 0;
+    for a in state.legal_actions() {
+        let child = state.play_unchecked(a);
+        let value = score(a, &child);
         // Insertion sort: at most ten children.
         let mut at = count;
-        while at > 0 && scores[at - 1] < score {
+        while at > 0 && scores[at - 1] < value {
             scores[at] = scores[at - 1];
             children[at] = children[at - 1];
             at -= 1;
         }
-        scores[at] = score;
+        scores[at] = value;
         children[at] = (a, child);
         count += 1;
     }

@@ -1,7 +1,7 @@
 //! `--variant V` (a preset, or `all` where a command takes several) and `--rules FILE`, as the
 //! `replay`, `random` and `bench` commands take them.
 
-use sowing_env::{Preset, Rules};
+use sowing_env::{Preset, Rules, State};
 use std::path::{Path, PathBuf};
 
 /// Which rules to play.
@@ -82,4 +82,17 @@ pub fn read_rules(path: &Path) -> Result<Named, String> {
         |s| s.to_string_lossy().into_owned(),
     );
     Ok(Named { name, rules })
+}
+
+/// The position `moves` (actions from the start, as `--moves` gives them) reach under `rules`;
+/// an illegal one is named by its number, its mover and its action.
+pub fn after_moves(rules: &Rules, moves: &[usize]) -> Result<State, String> {
+    let mut state = State::initial(rules);
+    for (i, &a) in moves.iter().enumerate() {
+        let mover = state.to_move();
+        state = state
+            .play(a)
+            .map_err(|e| format!("move {} ({mover}, action {a}): {e}", i + 1))?;
+    }
+    Ok(state)
 }

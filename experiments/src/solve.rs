@@ -9,7 +9,7 @@
 //! forces, proving "at least" and "at most" bounds in turn.
 
 use crate::output::outln;
-use crate::select::VariantArgs;
+use crate::select::{self, VariantArgs};
 use sowing_agents::memory;
 use sowing_agents::tablebase::Tablebase;
 use sowing_agents::{Proof, Solver};
@@ -48,13 +48,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules = args.variant.one("en-dodoi-6")?.rules;
-    let mut state = State::initial(&rules);
-    for (i, &a) in args.moves.iter().enumerate() {
-        let mover = state.to_move();
-        state = state
-            .play(a)
-            .map_err(|e| format!("move {} ({mover}, action {a}): {e}", i + 1))?;
-    }
+    let state = select::after_moves(&rules, &args.moves)?;
     outln!("{}\n{}", rules.summary(), state.render())?;
     if state.is_over() {
         outln!("the game is over: {}", state.outcome())?;

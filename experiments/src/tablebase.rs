@@ -3,7 +3,7 @@
 //! tablebase file. What a value means, endless play, and the file format: `docs/tablebase.md`.
 
 use crate::output::{note, outln};
-use crate::select::VariantArgs;
+use crate::select::{self, VariantArgs};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sowing_agents::Wdl;
@@ -306,13 +306,7 @@ fn probe(args: ProbeArgs) -> Result<(), Box<dyn std::error::Error>> {
         } else {
             *table.rules()
         };
-        let mut state = State::initial(&rules);
-        for (i, &a) in args.moves.iter().enumerate() {
-            let mover = state.to_move();
-            state = state
-                .play(a)
-                .map_err(|e| format!("move {} ({mover}, action {a}): {e}", i + 1))?;
-        }
+        let state = select::after_moves(&rules, &args.moves)?;
         (table, state)
     };
     let seeds = state.board().sum(0, 2 * state.holes());
