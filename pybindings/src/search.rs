@@ -1025,13 +1025,7 @@ pub fn rate_round_robin(
             keep_records: false,
         };
         let stopping = stopping_factory(&stop, &failure);
-        let mut seats: Vec<Seat> = names
-            .iter()
-            .map(|spec| Seat::Agent {
-                spec: spec.clone(),
-                factory: &stopping,
-            })
-            .collect();
+        let mut seats = Seat::agents(&names, &stopping);
         matches::play(&m, &mut seats, &mut |_| {})
     })?
     .map_err(|e| PyValueError::new_err(e.to_string()))?;
