@@ -168,14 +168,7 @@ pub fn play_with(
         threads: config.threads,
         keep_records: config.keep_records,
     };
-    let mut seats: Vec<Seat> = config
-        .agents
-        .iter()
-        .map(|spec| Seat::Agent {
-            spec: spec.clone(),
-            factory,
-        })
-        .collect();
+    let mut seats = Seat::agents(&config.agents, factory);
     matches::check_openings(&m)?;
     let played = matches::play(&m, &mut seats, &mut |g| on_game(g))?;
     let plies: u64 = played.tallies.iter().map(|t| t.plies).sum();

@@ -92,7 +92,18 @@ pub enum Seat<'a> {
     Batch(&'a mut dyn BatchPlayer),
 }
 
-impl Seat<'_> {
+impl<'a> Seat<'a> {
+    /// A seat for each of `specs`, each agent made by `factory`.
+    pub fn agents(specs: &[String], factory: &'a Factory) -> Vec<Seat<'a>> {
+        specs
+            .iter()
+            .map(|spec| Seat::Agent {
+                spec: spec.clone(),
+                factory,
+            })
+            .collect()
+    }
+
     /// The seat's name in records and tables.
     pub fn name(&self) -> String {
         match self {

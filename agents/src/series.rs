@@ -414,14 +414,7 @@ pub fn play_with(
     on_game: &mut dyn FnMut(&SeriesGame),
 ) -> Result<SeriesReport, MatchError> {
     check(config)?;
-    let mut seats: Vec<Seat> = config
-        .agents
-        .iter()
-        .map(|spec| Seat::Agent {
-            spec: spec.clone(),
-            factory,
-        })
-        .collect();
+    let mut seats = Seat::agents(&config.agents, factory);
     let a_match = |salts: Salts, pairings: Vec<Pairing>, keep_records: bool| Match {
         rules: config.rules,
         seed: config.seed,

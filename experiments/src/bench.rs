@@ -2,7 +2,7 @@
 //! [`sowing_experiments::throughput`], which `cargo bench` runs too).
 
 use crate::output::outln;
-use crate::select::{Named, VariantArgs};
+use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use sowing_experiments::throughput::{Throughput, measure};
 
@@ -27,12 +27,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
-    let variants = args
-        .variant
-        .many("all")?
-        .into_iter()
-        .map(Named::playable)
-        .collect::<Result<Vec<_>, _>>()?;
+    let variants = args.variant.many_playable("all")?;
     if !args.json {
         outln!("{}", Throughput::table_header())?;
     }

@@ -269,12 +269,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .into());
     }
     let threads = sowing_agents::memory::threads(args.threads)?;
-    let variants = args
-        .variant
-        .many("all")?
-        .into_iter()
-        .map(Named::playable)
-        .collect::<Result<Vec<_>, _>>()?;
+    let variants = args.variant.many_playable("all")?;
     if !args.json {
         outln!("{}", Report::table_header())?;
     }

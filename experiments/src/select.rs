@@ -48,6 +48,15 @@ impl VariantArgs {
             .map(|p| preset(p.name))
             .collect()
     }
+
+    /// [`many`](Self::many), each refused when its start has no legal move
+    /// ([`Named::playable`]): for the commands that play games.
+    pub fn many_playable(&self, default: &str) -> Result<Vec<Named>, String> {
+        self.many(default)?
+            .into_iter()
+            .map(Named::playable)
+            .collect()
+    }
 }
 
 impl Named {

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::{Agent, AlphaBeta, Stop, from_spec};
+use sowing_env::State;
 use std::sync::{Mutex, MutexGuard};
 
 /// Stack an agent's search may need: alpha-beta recurses one frame (well under a kilobyte) per
@@ -82,12 +83,7 @@ impl PyAgent {
     /// as it was before the call (its search tables may keep what the search completed).
     fn choose(&self, py: Python<'_>, state: &PyState) -> PyResult<usize> {
         let state = state.0;
-        if state.is_over() {
-            return Err(GameOverError::new_err(format!(
-                "the game is over ({}); an agent can only move in a game that goes on",
-                state.outcome()
-            )));
-        }
+        game_goes_on(&state)?;
         let action = long_call::run(py, SEARCH_STACK, |stop| {
             let mut p = self.lock();
             let Player { agent, rng, .. } = &mut *p;
@@ -168,4 +164,15 @@ impl PyAgent {
 #[pyfunction]
 pub fn agent_forms() -> Vec<&'static str> {
     sowing_agents::FORMS.to_vec()
+}
+
+/// Refuse to choose a move in a finished game, with `GameOverError` naming its outcome.
+pub(crate) fn game_goes_on(state: &State) -> PyResult<()> {
+    if state.is_over() {
+        return Err(GameOverError::new_err(format!(
+            "the game is over ({}); an agent can only move in a game that goes on",
+            state.outcome()
+        )));
+    }
+    Ok(())
 }

@@ -11,6 +11,7 @@
 //! function, Python raises `KeyboardInterrupt` inside it; with a Rust evaluator and while worker
 //! threads play, the leaf function asks the long call's [`Stop`] before every batch.
 
+use crate::agents::game_goes_on;
 use crate::args;
 use crate::error::GameOverError;
 use crate::long_call;
@@ -762,12 +763,7 @@ impl PyNetworkAgent {
     /// is, the agent's tree then forgotten.
     fn choose(&self, py: Python<'_>, state: &PyState) -> PyResult<usize> {
         let state = state.0;
-        if state.is_over() {
-            return Err(GameOverError::new_err(format!(
-                "the game is over ({}); an agent can only move in a game that goes on",
-                state.outcome()
-            )));
-        }
+        game_goes_on(&state)?;
         if state.holes() != self.holes {
             return Err(PyValueError::new_err(format!(
                 "{} plays boards of {} holes per row and cannot play a {}-hole game",
@@ -1029,13 +1025,7 @@ pub fn rate_round_robin(
             keep_records: false,
         };
         let stopping = stopping_factory(&stop, &failure);
-        let mut seats: Vec<Seat> = names
-            .iter()
-            .map(|spec| Seat::Agent {
-                spec: spec.clone(),
-                factory: &stopping,
-            })
-            .collect();
+        let mut seats = Seat::agents(&names, &stopping);
         matches::play(&m, &mut seats, &mut |_| {})
     })?
     .map_err(|e| PyValueError::new_err(e.to_string()))?;

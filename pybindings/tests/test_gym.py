@@ -314,3 +314,23 @@ def test_a_float_action_is_refused_even_when_whole():
         with pytest.raises(TypeError, match="an action is an integer 0 to 5"):
             env.step(bad)
     assert env.unwrapped.state == State.initial("en-dodoi-6")
+
+
+def test_rules_whose_start_has_no_legal_move_are_refused_by_every_env():
+    # With max_laps = 4, every first move of 2x6 with 4 seeds sows on past four laps: the game
+    # would be over before it began (max_laps = 8 leaves every move legal).
+    from sowing.pettingzoo import env as pettingzoo_env
+    from sowing.vector import SelfPlayVec, VecEnv
+
+    dead = sowing.Rules.from_dict({"holes": 6, "seeds": 4, "max_laps": 4})
+    live = sowing.Rules.from_dict({"holes": 6, "seeds": 4, "max_laps": 8})
+    makers = [
+        lambda rules: SowingEnv(rules),
+        lambda rules: VecEnv(rules, 2),
+        lambda rules: SelfPlayVec(rules, 2),
+        lambda rules: pettingzoo_env(rules),
+    ]
+    for make in makers:
+        with pytest.raises(ValueError, match=r"has no legal move: each of South's moves is endless"):
+            make(dead)
+        make(live)

@@ -73,6 +73,20 @@ def rules_arg(variant: str | Rules) -> Rules:
     )
 
 
+def playable_rules_arg(variant: str | Rules) -> Rules:
+    """The rules of ``variant``, refused (``ValueError``) when their start has no legal move:
+    every game would be over before it began, as the command line refuses such rules."""
+    rules = rules_arg(variant)
+    if State.initial(rules).is_over():
+        # Valid rules have seeds in South's row, so every first move is endless.
+        raise ValueError(
+            f"the start of {rules.summary} has no legal move: each of South's moves is endless "
+            f"(its sowing goes on past max_laps = {rules.max_laps} laps), so there is no game "
+            "to play"
+        )
+    return rules
+
+
 def illegal_action_arg(illegal_action: str) -> str:
     if illegal_action not in ILLEGAL_ACTIONS:
         raise ValueError(
@@ -148,7 +162,7 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
         illegal_action: str = "raise",
     ) -> None:
-        self.rules = rules_arg(variant)
+        self.rules = playable_rules_arg(variant)
         self._opponent = Opponent(opponent)
         self.opponent_name = self._opponent.name
         self._fixed_side = side_arg(agent_side)

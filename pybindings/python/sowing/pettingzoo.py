@@ -38,7 +38,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ._sowing import Rules, State
-from .env import illegal_action_arg, rules_arg
+from .env import illegal_action_arg, playable_rules_arg
 
 AGENTS = ["player_0", "player_1"]
 RENDER_MODES = ["ansi", "human"]
@@ -73,7 +73,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     ):
         EzPickle.__init__(self, variant, render_mode, illegal_action)
         super().__init__()
-        self.rules = rules_arg(variant)
+        self.rules = playable_rules_arg(variant)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode {render_mode!r} is not supported; modes: {RENDER_MODES}")
         self.render_mode = render_mode

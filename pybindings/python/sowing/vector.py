@@ -21,7 +21,7 @@ from gymnasium.vector.utils import batch_space
 from . import _sowing
 from ._opponents import OpponentLike
 from ._sowing import Rules, State
-from .env import RENDER_MODES, SowingEnv
+from .env import RENDER_MODES, SowingEnv, playable_rules_arg
 
 
 AUTORESET_MODES = {
@@ -99,7 +99,7 @@ class SelfPlayVec:
         random_opening: int = 0,
     ) -> None:
         self._vec = _sowing.SelfPlayVec(
-            variant, num_envs, seed=seed, autoreset=autoreset, threads=threads,
+            playable_rules_arg(variant), num_envs, seed=seed, autoreset=autoreset, threads=threads,
             random_opening=random_opening,
         )
         self.rules: Rules = self._vec.rules
