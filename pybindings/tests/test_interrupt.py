@@ -18,6 +18,9 @@ import pytest
 RUNNER = textwrap.dedent(
     """
     import json, os, signal, sys, threading, time
+    # A shell without job control starts background jobs with SIGINT ignored, and Python then
+    # keeps ignoring it: give the child Python's own handler, as an interactive run has.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import sowing
     from sowing import State
     from sowing.agents import MCTS, AlphaBeta, solve

@@ -104,6 +104,7 @@ def test_ctrl_c_ends_a_long_series():
     child = textwrap.dedent(
         """
         import os, signal, threading, time
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in test_interrupt.py
         from sowing.agents import play_match
         threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
         began = time.perf_counter()
@@ -116,4 +117,6 @@ def test_ctrl_c_ends_a_long_series():
     )
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=60)
     assert out.stdout.startswith("interrupted"), out.stdout + out.stderr
-    assert float(out.stdout.split()[1]) < 0.5 + 1.0
+    # The series would take minutes; stopped, it ends soon after the signal (the bound is loose
+    # for a busy machine).
+    assert float(out.stdout.split()[1]) < 0.5 + 5.0
