@@ -1,7 +1,7 @@
 //! Self-play positions per second on 1 thread and on 2, as `sowing train` plays them (en-dodoi-6,
-//! the demo's network shape and search: 64 simulations, 256 games of an iteration, 128 at once,
-//! dealt to one worker per thread with a copy of the network each), and the same with a busy
-//! neighbour: one more thread spinning for the whole round, as another program on the machine.
+//! the demo's network shape and search: 64 simulations, 256 games of an iteration, dealt to one
+//! worker per thread with a copy of the network each, 128 at once per worker), and the same with
+//! a busy neighbour: one more thread spinning for the whole round, as another program on the machine.
 //! Run with `make bench` or `cargo bench -p sowing-agents --features torch --bench self_play`;
 //! target: 2 threads at least 1.7 times 1 thread on an idle 2-core machine.
 //!
@@ -83,7 +83,7 @@ fn round(
         round,
         0,
         GAMES,
-        parallel,
+        parallel * threads as u32,
         evaluators,
         &mut |_| {},
     );
@@ -130,13 +130,14 @@ fn main() {
     let _net = PolicyValueNet::seeded(&vs.root(), config, 0);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "self-play, en-dodoi-6, 64 simulations, {GAMES} games ({PARALLEL} at once), {ROUNDS} \
-         rounds, {cores} cores"
+        "self-play, en-dodoi-6, 64 simulations, {GAMES} games ({PARALLEL} at once per worker), \
+         {ROUNDS} rounds, {cores} cores"
     );
     // Warm up: the first forward passes allocate.
     round(&vs, config, 2, PARALLEL, 0);
-    // The last setting is one thread with the batch each of two workers has (half the games at
-    // once): beside the first, it shows what the smaller batches alone cost.
+    // The last setting is one thread with half the games at once, the batch each of two workers
+    // had when the trainer shared --parallel-games among them: beside the first, it shows what
+    // the smaller batch alone costs.
     let settings = [(1, false), (2, false), (1, true), (2, true), (1, false)];
     let mut rates = vec![(Vec::new(), Vec::new()); settings.len()];
     for r in 1..=ROUNDS {
@@ -155,8 +156,7 @@ fn main() {
         let (wall, cpu) = medians[s];
         if s == 4 {
             println!(
-                "1 thread, {} games at once (each worker's batch on 2 threads): {wall:.0} \
-                 positions/s ({cpu:.0} per CPU-second)",
+                "1 thread, {} games at once: {wall:.0} positions/s ({cpu:.0} per CPU-second)",
                 PARALLEL / 2
             );
             continue;

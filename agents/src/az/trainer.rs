@@ -89,7 +89,9 @@ pub struct Args {
     /// Self-play games per iteration.
     #[arg(long, default_value_t = 256)]
     pub games_per_iteration: u32,
-    /// Self-play games played at once (their leaves are evaluated in one batch).
+    /// Self-play games each worker plays at once (their leaves are evaluated in one batch); with
+    /// --threads T, T times as many in all. Per worker, because halving each worker's batch
+    /// on 2 threads cost 8% of the positions per CPU-second (benches/self_play.rs).
     #[arg(long, default_value_t = 128)]
     pub parallel_games: u32,
     /// PUCT exploration constant, in self-play and when the network plays (evaluation, `az:`).
@@ -751,7 +753,7 @@ impl Trainer {
 
     /// Play the iteration's self-play games and add their positions to the replay buffer.
     /// The games are dealt to one worker per thread (game `g` to worker `g % threads`), each with
-    /// its own copy of the network and `parallel_games / threads` games at a time; their
+    /// its own copy of the network and `parallel_games` games at a time; their
     /// positions are added worker by worker, so the buffer does not depend on timing. Returns
     /// games, positions, South's wins and seconds taken.
     fn self_play(
@@ -785,7 +787,7 @@ impl Trainer {
             iteration,
             0,
             total,
-            self.args.parallel_games,
+            self.args.parallel_games.saturating_mul(workers),
             evaluators,
             &mut |done| progress(Progress::SelfPlay(done, total)),
         );
