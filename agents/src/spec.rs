@@ -266,9 +266,16 @@ pub fn parse_budget(
 /// and ends with one, `ms` or `s`; otherwise it belongs to the path.
 #[cfg(feature = "torch")]
 fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::AzAgent, SpecError> {
-    use crate::az::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES};
+    use crate::az::{AzAgent, MAX_SOLVER_NODES};
+    let (path, budget) = match arg.rsplit_once(':') {
+        Some((path, last)) if looks_like_budget(last) => {
+            let max = crate::az::checkpoint::MAX_SIMULATIONS;
+            (path, Some(parse_budget(spec, last, max, "simulations")?))
+        }
+        _ => (arg, None),
+    };
     let solver = match options.solver {
-        None => SOLVER_NODES,
+        None => AzAgent::default_solver(budget),
         Some(value) => value
             .parse::<u64>()
             .ok()
@@ -279,13 +286,6 @@ fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::Az
                     format!("solver= takes a number of positions, 0 to {MAX_SOLVER_NODES}"),
                 )
             })?,
-    };
-    let (path, budget) = match arg.rsplit_once(':') {
-        Some((path, last)) if looks_like_budget(last) => {
-            let max = crate::az::checkpoint::MAX_SIMULATIONS;
-            (path, Some(parse_budget(spec, last, max, "simulations")?))
-        }
-        _ => (arg, None),
     };
     if path.is_empty() {
         return Err(SpecError::new(

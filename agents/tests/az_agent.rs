@@ -100,6 +100,20 @@ fn a_time_budget_names_the_agent_and_plays_whole_games() {
         let agent = from_spec(&format!("az:{}:{budget}", dir.display())).unwrap();
         assert_eq!(agent.name(), format!("az:{}:{name}", dir.display()));
     }
+    // With a time the solver is off unless asked for; with a count it is on unless turned off.
+    let named = |spec: &str| {
+        from_spec(&format!("az:{}:{spec}", dir.display()))
+            .unwrap()
+            .name()
+    };
+    let d = dir.display();
+    assert_eq!(named("20ms:solver=0"), format!("az:{d}:20ms"));
+    assert_eq!(named("20ms:solver=500"), format!("az:{d}:20ms:solver=500"));
+    assert_eq!(
+        named(&format!("4:solver={SOLVER_NODES}")),
+        format!("az:{d}:4")
+    );
+    assert_eq!(named("4:solver=0"), format!("az:{d}:4:solver=0"));
     // Every move of a game within the time: legal, and the game ends.
     let mut agent = from_spec(&format!("az:{}:5ms:solver=0", dir.display())).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(1);

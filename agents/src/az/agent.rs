@@ -2,8 +2,9 @@
 //! `az:PATH:SIMS` or `az:PATH:TIME`, with options `solver=NODES` and `tb=FILE` after it, where
 //! `PATH` is a run directory (its newest checkpoint) or one `iter-NNNNNN` checkpoint folder,
 //! `SIMS` the PUCT simulations per move (default: those the run trained with), `TIME` a time per
-//! move instead (`50ms`, `1s`: the solver, then simulations until the clock runs out), `NODES`
-//! the endgame solver's budget per move (default [`SOLVER_NODES`], 0 turns it off) and `FILE` a
+//! move instead (`50ms`, `1s`: simulations until the clock runs out, the solver's time included),
+//! `NODES` the endgame solver's budget per move (default [`SOLVER_NODES`] with a count of
+//! simulations, none with a time: see [`AzAgent::default_solver`]; 0 turns it off) and `FILE` a
 //! tablebase. It plays the most visited move, without noise.
 //!
 //! With a tablebase the agent plays the perfect move where the table holds the position, the
@@ -76,15 +77,31 @@ impl AzAgent {
             search: BatchSearch::new(),
             eval_rng: rand::SeedableRng::seed_from_u64(0),
             solver: Solver::new(SOLVER_TABLE_BITS),
-            solver_nodes: SOLVER_NODES,
+            solver_nodes: AzAgent::default_solver(Some(budget)),
             perfect: None,
         })
     }
 
-    /// The same agent with an endgame solver budget of `nodes` positions per move (0: none).
+    /// The endgame solver's positions per move an agent of `budget` searches unless told: none
+    /// with a time per move, [`SOLVER_NODES`] otherwise. With a time the solver's positions take
+    /// the clock from the network's search, and cost more than they give: on the 2,000
+    /// committed en-dodoi-6 positions, the `make demo` network at 50 ms kept the result in 93.5%
+    /// of the critical ones with the solver and 96.4% without (5 positions only with it, 21
+    /// only without; 78% and 93% of those with 16 to 23 seeds), where the solver seldom proves
+    /// anything within its budget (docs/training-results.md).
+    pub fn default_solver(budget: Option<Budget>) -> u64 {
+        match budget {
+            Some(Budget::Time(_)) => 0,
+            _ => SOLVER_NODES,
+        }
+    }
+
+    /// The same agent with an endgame solver budget of `nodes` positions per move (0: none);
+    /// the name gains `:solver=NODES` when it is not the budget's default.
     pub fn with_solver(mut self, nodes: u64) -> AzAgent {
         self.solver_nodes = nodes;
-        if nodes != SOLVER_NODES {
+        let default = AzAgent::default_solver(self.time.map(Budget::Time));
+        if nodes != default {
             self.name = format!("{}:solver={nodes}", self.name);
         }
         self

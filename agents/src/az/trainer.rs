@@ -18,14 +18,18 @@ use crate::az::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::az::replay::{ReplayBuffer, Sample};
 use crate::evaluator::Evaluator;
 use crate::memory::{self, MAX_THREADS};
+use crate::open_tables::shared_tablebase;
+use crate::perfect::TablebaseEvaluator;
 use crate::positions::PositionSet;
 use crate::stats::{Rate, rate_against};
+use crate::tablebase::Tablebase;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sowing_env::Rules;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 use tch::{Device, Kind, Tensor, nn};
 
@@ -166,6 +170,13 @@ pub struct Args {
     #[arg(skip)]
     #[serde(default)]
     pub eval_positions_digest: Option<FileDigest>,
+    /// A tablebase of the variant (`sowing tablebase build`): in self-play, every position it
+    /// holds, root or leaf, is valued exactly and given its perfect moves as priors, so that the
+    /// endgame's samples carry exact values and perfect moves as targets. Evaluation (games and
+    /// accuracy) does not use it: it measures the network alone.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default)]
+    pub tablebase: Option<PathBuf>,
     /// Self-play workers and threads for the baselines' moves (default: all cores); self-play
     /// results depend on it.
     #[arg(long)]
@@ -356,6 +367,19 @@ fn read_positions(args: &Args, rules: &Rules) -> Result<PositionSet, TrainError>
         .map_err(|e| TrainError::Args(format!("--eval-positions: {e}")))
 }
 
+/// The tablebase `args` names for self-play, checked to be of `rules`.
+fn open_table(args: &Args, rules: &Rules) -> Result<Option<Arc<Tablebase>>, TrainError> {
+    let Some(path) = &args.tablebase else {
+        return Ok(None);
+    };
+    let table =
+        shared_tablebase(path).map_err(|e| TrainError::Args(format!("--tablebase: {e}")))?;
+    table
+        .check_rules(rules)
+        .map_err(|e| TrainError::Args(format!("--tablebase: {e}")))?;
+    Ok(Some(table))
+}
+
 /// The size and hash of the evaluation positions file at `path`.
 fn positions_digest(path: &Path) -> Result<FileDigest, TrainError> {
     checkpoint::digest(path).map_err(|e| match e {
@@ -481,6 +505,8 @@ pub struct Trainer {
     seconds: f64,
     /// The evaluation positions, if any.
     positions: Option<PositionSet>,
+    /// The tablebase of self-play, if any.
+    table: Option<Arc<Tablebase>>,
     /// Held while the trainer lives: no other trainer writes its run directory meanwhile.
     _lock: RunLock,
 }
@@ -508,6 +534,7 @@ impl Trainer {
             }
         };
         args.check_memory(rules.holes())?;
+        let table = open_table(&args, &rules)?;
         let dir = args.out_dir()?;
         let lock = RunLock::acquire(&dir)?;
         if let Some(existing) = checkpoint::newest(&dir)? {
@@ -548,6 +575,7 @@ impl Trainer {
             baseline_elo: BTreeMap::new(),
             seconds: 0.0,
             positions,
+            table,
             _lock: lock,
         })
     }
@@ -619,6 +647,7 @@ impl Trainer {
             }
         };
         args.check_memory(meta.rules.holes())?;
+        let table = open_table(&args, &meta.rules)?;
         tch::set_num_threads(1);
         let weights = checkpoint::Weights::read(&found, &meta.rules, meta.net)?;
         let vs = nn::VarStore::new(Device::cuda_if_available());
@@ -648,6 +677,7 @@ impl Trainer {
             baseline_elo: meta.baseline_elo,
             seconds: meta.seconds,
             positions,
+            table,
             _lock: lock,
         })
     }
@@ -772,10 +802,15 @@ impl Trainer {
                 .expect("a network copies into one of its own shape");
             // The network draws nothing from the stream; it is there for the trait.
             let mut eval_rng = stream(self.args.seed, SELF_PLAY, iteration, u32::MAX);
+            let table = self.table.clone();
             evaluators.push(move |states: &[sowing_env::State], out: &mut [_]| {
                 // The worker owns the copy's variables as long as it plays with them.
                 let _variables = &vs;
-                net.evaluate_batch(states, &mut eval_rng, out);
+                match &table {
+                    Some(table) => TablebaseEvaluator::new(Arc::clone(table), &mut net)
+                        .evaluate_batch(states, &mut eval_rng, out),
+                    None => net.evaluate_batch(states, &mut eval_rng, out),
+                }
                 Ok::<(), Infallible>(())
             });
         }
