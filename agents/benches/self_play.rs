@@ -1,7 +1,7 @@
 //! Self-play positions per second on 1 thread and on 2, as `sowing train` plays them (en-dodoi-6,
 //! the demo's network shape and search: 64 simulations, 256 games of an iteration, dealt to one
 //! worker per thread with a copy of the network each, 128 at once per worker), and the same with
-//! a busy neighbour: one more thread spinning for the whole round, as another program on the machine.
+//! a busy neighbour: one more thread spinning for the whole round, as another program would.
 //! Run with `make bench` or `cargo bench -p sowing-agents --features torch --bench self_play`;
 //! target: 2 threads at least 1.7 times 1 thread on an idle 2-core machine.
 //!

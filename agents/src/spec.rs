@@ -1,8 +1,8 @@
 //! Agent specs: the strings that name an agent wherever one is chosen (`random`, `greedy`,
-//! `alphabeta:6`, `alphabeta:500ms`, `mcts:1000`, `mcts:200ms`, `az:PATH:64`, `az:PATH:50ms`), and [`from_spec`],
-//! which makes the agent. After the budget come options, `KEY=VALUE`, one per colon, in any
-//! order: `alphabeta:6:tb=FILE` gives the agent a tablebase, `az:PATH:64:solver=0` turns the
-//! network's endgame solver off. A new kind of agent is one arm in [`from_spec`] and one line in
+//! `alphabeta:6`, `alphabeta:500ms`, `mcts:1000`, `mcts:200ms`, `az:PATH:64`, `az:PATH:50ms`),
+//! and [`from_spec`], which makes the agent. After the budget come options, `KEY=VALUE`, one
+//! per colon, in any order: `alphabeta:6:tb=FILE` gives the agent a tablebase,
+//! `az:PATH:64:solver=0` turns the network's endgame solver off. A new kind of agent is one arm in [`from_spec`] and one line in
 //! [`FORMS`]; a new option one line in [`OPTIONS`]; the agents themselves know nothing of specs.
 
 use crate::agent::Agent;

@@ -88,7 +88,7 @@ impl AzAgent {
     /// committed en-dodoi-6 positions, the `make demo` network at 50 ms kept the result in 93.5%
     /// of the critical ones with the solver and 96.4% without (5 positions only with it, 21
     /// only without; 78% and 93% of those with 16 to 23 seeds), where the solver seldom proves
-    /// anything within its budget (docs/training-results.md).
+    /// anything within its budget (docs/strength.md).
     pub fn default_solver(budget: Option<Budget>) -> u64 {
         match budget {
             Some(Budget::Time(_)) => 0,
