@@ -9,6 +9,10 @@ VPY := $(VENV)/bin/python
 # python where it is; the build scripts embed its lib directory as rpath, so no LD_LIBRARY_PATH.
 TORCH_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH LIBTORCH_USE_PYTORCH=1
 DEMO_RUN := runs/demo-en-dodoi-6
+# The demo's endgame table: every en-dodoi-6 position of at most 16 seeds (30 MB, 20-40 s to
+# build, kept between demos). Self-play learns the endgame from it, and the network plays
+# perfectly inside it when it is given one (docs/training-results.md measures both).
+DEMO_TB := runs/tb/en-dodoi-6-16.tb
 
 .PHONY: all venv python build test demo bench lint
 
@@ -37,11 +41,13 @@ test: venv python
 	$(VPY) -m pytest -q pybindings/tests
 
 # The main job: train an AlphaZero-style agent on en-dodoi-6 for ten minutes (a fresh run in
-# $(DEMO_RUN), evaluated against the baselines every 10 iterations), then play it (64
-# simulations per move) against greedy and mcts:1000, 200 games each: from the start, and from
-# 2 random plies (as evaluation during training does) and 4 (both sides of each opening), since
-# the start is a proven South win, which every strong agent converts as South and loses as
-# North. The engine's statistics and throughput come first; a quick comparison of
+# $(DEMO_RUN), self-play exact inside $(DEMO_TB), evaluated against the baselines every 10
+# iterations), then play it (64 simulations per move) against greedy and mcts:1000, 200 games
+# each: from the start, and from 2 random plies (as evaluation during training does) and 4 (both
+# sides of each opening), since the start is a proven South win, which every strong agent
+# converts as South and loses as North. Then the network at 50 ms a move, with the table, against
+# alphabeta:50ms (200 games from 2 plies), and the accuracy of both, with and without the table,
+# on the 2,000 committed positions. The engine's statistics and throughput come first; a quick comparison of
 # the presets (`sowing compare`, its summary table printed, the report in runs/demo-compare)
 # ends it.
 demo: build
@@ -49,19 +55,27 @@ demo: build
 	./target/release/sowing random --variant all --games 10000
 	./target/release/sowing bench
 	rm -rf $(DEMO_RUN)
+	mkdir -p $(dir $(DEMO_TB))
+	test -f $(DEMO_TB) || ./target/release/sowing tablebase build --variant en-dodoi-6 \
+		--max-seeds 16 --out $(DEMO_TB)
 	./target/release/sowing train --variant en-dodoi-6 --minutes 10 --seed 0 --eval-every 10 \
-		--out $(DEMO_RUN)
+		--tablebase $(DEMO_TB) --out $(DEMO_RUN)
 	for k in 0 2 4; do \
 		./target/release/sowing arena --variant en-dodoi-6 --games 200 --seed 1 --opening $$k \
 			--agents az:$(DEMO_RUN):64,greedy,mcts:1000 --csv $(DEMO_RUN)/arena-opening-$$k.csv \
 			|| exit 1; \
 	done
+	./target/release/sowing arena --variant en-dodoi-6 --games 200 --seed 3 --opening 2 \
+		--agents az:$(DEMO_RUN):50ms:tb=$(DEMO_TB),alphabeta:50ms --csv $(DEMO_RUN)/arena-50ms.csv
+	./target/release/sowing accuracy --variant en-dodoi-6 --positions 2000 --agents \
+		az:$(DEMO_RUN):50ms:tb=$(DEMO_TB),az:$(DEMO_RUN):50ms,alphabeta:50ms,alphabeta:50ms:tb=$(DEMO_TB)
 	@echo "report: $(DEMO_RUN)/metrics.csv; matches: $(DEMO_RUN)/arena-opening-K.csv (K = 0, 2, 4)"
 	@echo "plots:  $(DEMO_RUN)/learning-curve.png (.svg), $(DEMO_RUN)/win-rates.png (.svg)"
 	./target/release/sowing compare --variants all --budget 60s --seed 0 --out runs/demo-compare
 
 bench: build python
 	$(CARGO) bench --workspace
+	$(TORCH_ENV) $(CARGO) bench -p sowing-agents --features torch --bench self_play
 	$(VPY) pybindings/bench.py
 	$(VPY) pybindings/bench_search.py
 

@@ -1,8 +1,8 @@
 //! Agent specs: the strings that name an agent wherever one is chosen (`random`, `greedy`,
-//! `alphabeta:6`, `alphabeta:500ms`, `mcts:1000`, `mcts:200ms`, `az:PATH:64`), and [`from_spec`],
-//! which makes the agent. After the budget come options, `KEY=VALUE`, one per colon, in any
-//! order: `alphabeta:6:tb=FILE` gives the agent a tablebase, `az:PATH:64:solver=0` turns the
-//! network's endgame solver off. A new kind of agent is one arm in [`from_spec`] and one line in
+//! `alphabeta:6`, `alphabeta:500ms`, `mcts:1000`, `mcts:200ms`, `az:PATH:64`, `az:PATH:50ms`),
+//! and [`from_spec`], which makes the agent. After the budget come options, `KEY=VALUE`, one
+//! per colon, in any order: `alphabeta:6:tb=FILE` gives the agent a tablebase,
+//! `az:PATH:64:solver=0` turns the network's endgame solver off. A new kind of agent is one arm in [`from_spec`] and one line in
 //! [`FORMS`]; a new option one line in [`OPTIONS`]; the agents themselves know nothing of specs.
 
 use crate::agent::Agent;
@@ -26,7 +26,8 @@ pub const FORMS: &[&str] = &[
     "mcts:SIMULATIONS (e.g. mcts:1000, 1 to 10000000)",
     "mcts:TIME (e.g. mcts:200ms or mcts:1s, per move)",
     #[cfg(feature = "torch")]
-    "az:PATH, az:PATH:SIMS, az:PATH[:SIMS]:solver=NODES (a trained network)",
+    "az:PATH, az:PATH:SIMS, az:PATH:TIME (e.g. az:runs/demo:50ms, per move), \
+     az:PATH[:SIMS|:TIME]:solver=NODES (a trained network)",
     "then options KEY=VALUE, each after a colon (e.g. alphabeta:6:tb=en-dodoi-6-20.tb)",
 ];
 
@@ -260,13 +261,21 @@ pub fn parse_budget(
     }
 }
 
-/// The trained-network agent of the spec argument after `az:` (`PATH` or `PATH:SIMS`), with the
-/// spec's options.
+/// The trained-network agent of the spec argument after `az:` (`PATH`, `PATH:SIMS` or
+/// `PATH:TIME`), with the spec's options. The last part is a budget when it starts with a digit
+/// and ends with one, `ms` or `s`; otherwise it belongs to the path.
 #[cfg(feature = "torch")]
 fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::AzAgent, SpecError> {
-    use crate::az::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES};
+    use crate::az::{AzAgent, MAX_SOLVER_NODES};
+    let (path, budget) = match arg.rsplit_once(':') {
+        Some((path, last)) if looks_like_budget(last) => {
+            let max = crate::az::checkpoint::MAX_SIMULATIONS;
+            (path, Some(parse_budget(spec, last, max, "simulations")?))
+        }
+        _ => (arg, None),
+    };
     let solver = match options.solver {
-        None => SOLVER_NODES,
+        None => AzAgent::default_solver(budget),
         Some(value) => value
             .parse::<u64>()
             .ok()
@@ -278,17 +287,6 @@ fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::Az
                 )
             })?,
     };
-    let (path, sims) = match arg.rsplit_once(':') {
-        Some((path, sims)) if !sims.is_empty() && sims.bytes().all(|b| b.is_ascii_digit()) => {
-            let sims: u32 = sims
-                .parse()
-                .ok()
-                .filter(|&s| (1..=1_000_000).contains(&s))
-                .ok_or_else(|| SpecError::new(spec, "simulations must be 1 to 1000000"))?;
-            (path, Some(sims))
-        }
-        _ => (arg, None),
-    };
     if path.is_empty() {
         return Err(SpecError::new(
             spec,
@@ -296,11 +294,20 @@ fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::Az
         ));
     }
     let table = options.tablebase(spec)?;
-    let agent = AzAgent::load(std::path::Path::new(path), sims)
+    let agent = AzAgent::load(std::path::Path::new(path), budget)
         .map_err(|e| SpecError::new(spec, e.to_string()))?
         .with_solver(solver);
     Ok(match table {
         Some(table) => agent.with_tablebase(table),
         None => agent,
     })
+}
+
+/// Whether the last part of an `az:` spec is meant as its budget (`64`, `50ms`, `1.5s`, or a bad
+/// one such as `0` or `9x9s` that [`parse_budget`] then refuses by name), not a part of the path.
+#[cfg(feature = "torch")]
+fn looks_like_budget(last: &str) -> bool {
+    let starts = last.bytes().next().is_some_and(|b| b.is_ascii_digit());
+    let ends = last.bytes().last().is_some_and(|b| b.is_ascii_digit()) || last.ends_with('s');
+    starts && ends
 }

@@ -190,6 +190,31 @@ fn players_that_read_the_table_keep_every_result_or_every_best_margin() {
 }
 
 #[test]
+fn a_paired_comparison_counts_the_positions_where_only_one_kept_it() {
+    let positions = labelled(1500, 3);
+    let table = measure(&positions, "table", 0, 2);
+    let first = measure(&positions, "first", 0, 2);
+    let critical = accuracy::Paired::critical(&positions, &table, &first);
+    assert_eq!(critical.n, table.kept.critical.n);
+    assert_eq!(critical.only_second, 0);
+    assert_eq!(
+        critical.only_first as f64,
+        table.kept.critical.hits - first.kept.critical.hits
+    );
+    assert!(critical.only_first > 20 && critical.p_value() < 1e-6);
+    // Turned round, the same split the other way; a player against itself differs nowhere.
+    let back = accuracy::Paired::critical(&positions, &first, &table);
+    assert_eq!(
+        (back.only_first, back.only_second),
+        (0, critical.only_first)
+    );
+    assert_eq!(back.difference(), critical.difference().map(|d| -d));
+    let same = accuracy::Paired::margin(&positions, &first, &first);
+    assert_eq!((same.n, same.only_first, same.only_second), (1500, 0, 0));
+    assert_eq!(same.p_value(), 1.0);
+}
+
+#[test]
 fn random_play_keeps_the_share_of_keeping_moves_on_average() {
     let positions = labelled(10_000, 2);
     // Random play keeps the result in a position with probability (keeping moves) / (legal moves):

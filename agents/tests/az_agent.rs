@@ -79,13 +79,77 @@ fn spec_errors_list_the_az_forms() {
     };
     for spec in ["wizard", "az", "az:"] {
         let msg = message(spec);
-        assert!(msg.contains("az:PATH[:SIMS]:solver=NODES"), "{msg}");
+        assert!(msg.contains("az:PATH[:SIMS|:TIME]:solver=NODES"), "{msg}");
+        assert!(
+            msg.contains("az:PATH:TIME (e.g. az:runs/demo:50ms"),
+            "{msg}"
+        );
     }
     let msg = message("az");
     assert!(
         msg.contains("az needs a checkpoint path after the colon"),
         "{msg}"
     );
+}
+
+#[test]
+fn a_time_budget_names_the_agent_and_plays_whole_games() {
+    let dir = tiny_run("time");
+    let rules = Rules::preset("en-dodoi-6").unwrap();
+    for (budget, name) in [("20ms", "20ms"), ("0.02s", "20ms"), ("1s", "1s")] {
+        let agent = from_spec(&format!("az:{}:{budget}", dir.display())).unwrap();
+        assert_eq!(agent.name(), format!("az:{}:{name}", dir.display()));
+    }
+    // With a time the solver is off unless asked for; with a count it is on unless turned off.
+    let named = |spec: &str| {
+        from_spec(&format!("az:{}:{spec}", dir.display()))
+            .unwrap()
+            .name()
+    };
+    let d = dir.display();
+    assert_eq!(named("20ms:solver=0"), format!("az:{d}:20ms"));
+    assert_eq!(named("20ms:solver=500"), format!("az:{d}:20ms:solver=500"));
+    assert_eq!(
+        named(&format!("4:solver={SOLVER_NODES}")),
+        format!("az:{d}:4")
+    );
+    assert_eq!(named("4:solver=0"), format!("az:{d}:4:solver=0"));
+    // Every move of a game within the time: legal, and the game ends.
+    let mut agent = from_spec(&format!("az:{}:5ms:solver=0", dir.display())).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut state = sowing_env::State::initial(&rules);
+    agent.new_game();
+    while !state.is_over() {
+        let action = agent.choose(&state, &mut rng);
+        assert!(
+            state.legal_mask() & (1 << action) != 0,
+            "{action} is illegal"
+        );
+        state = state.play(action).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_az_budget_is_refused_with_the_allowed_range() {
+    for (budget, wanted) in [
+        ("0", "simulations 0 is out of range: 1 to 1000000"),
+        (
+            "1000001",
+            "simulations 1000001 is out of range: 1 to 1000000",
+        ),
+        ("0ms", "time \"0ms\" is out of range: 1ms to 3600s"),
+        ("3601s", "time \"3601s\" is out of range"),
+        ("5xs", "\"5xs\" is not a number of seconds"),
+        ("1.5ms", "\"1.5ms\" is not a whole number of milliseconds"),
+    ] {
+        let spec = format!("az:/nowhere:{budget}");
+        let msg = match from_spec(&spec) {
+            Ok(_) => panic!("{spec} must be refused"),
+            Err(e) => e.to_string(),
+        };
+        assert!(msg.contains(wanted), "{spec}: {msg}");
+    }
 }
 
 #[test]

@@ -194,6 +194,142 @@ fn resume_repeats_the_uninterrupted_run() {
     }
 }
 
+/// The iterations whose checkpoint folders are in run `dir`, in order.
+fn folders(dir: &Path) -> Vec<u32> {
+    let mut found: Vec<u32> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.strip_prefix("iter-")?.parse().ok()
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn retention_keeps_the_newest_and_every_mth_and_resume_stays_exact() {
+    let keep = |mut args: Args| {
+        args.keep_last = 2;
+        args.keep_every = 3;
+        args.eval_games = 0;
+        args
+    };
+    let straight_dir = scratch("keep-straight");
+    let straight = train(keep(tiny(&straight_dir, 7)));
+    assert_eq!(folders(&straight_dir), [3, 6, 7]);
+    // `az:RUN` plays the newest; an older kept folder still loads on its own.
+    let spec = format!("az:{}:4", straight_dir.display());
+    assert_eq!(load_checkpoint(&straight_dir).unwrap().meta.iteration, 7);
+    assert!(from_spec(&spec).is_ok());
+    assert_eq!(
+        load_checkpoint(&checkpoint::iteration_dir(&straight_dir, 3))
+            .unwrap()
+            .meta
+            .iteration,
+        3
+    );
+    // The history stays whole though folders go.
+    assert_eq!(straight.history().len(), 7);
+
+    let split_dir = scratch("keep-split");
+    drop(train(keep(tiny(&split_dir, 4))));
+    assert_eq!(folders(&split_dir), [3, 4]);
+    let mut budget = tiny(&split_dir, 7);
+    budget.resume = Some(split_dir.clone());
+    let mut resumed = Trainer::resume(&split_dir, &budget).unwrap();
+    assert_eq!(
+        (resumed.args().keep_last, resumed.args().keep_every),
+        (2, 3)
+    );
+    while resumed.wants_more(0.0, 0.0) {
+        resumed.iterate(&mut |_| {}).unwrap();
+    }
+    assert_eq!(folders(&split_dir), [3, 6, 7]);
+    let theirs = resumed.variables();
+    for (name, t) in straight.variables() {
+        assert!(theirs[&name].equal(&t), "variable {name} differs");
+    }
+    for dir in [straight_dir, split_dir] {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_tablebase_gives_self_play_exact_endgames_and_resume_stays_exact() {
+    let rules = Rules::preset("en-dodoi-6").unwrap();
+    let file = scratch("table").with_extension("tb");
+    Tablebase::build(&rules, 10, &BuildOptions::default())
+        .unwrap()
+        .write(&file)
+        .unwrap();
+    let with_table = |dir: &Path, iterations: u32| {
+        let mut args = tiny(dir, iterations);
+        args.eval_games = 0;
+        args.tablebase = Some(file.clone());
+        args
+    };
+    let plain_dir = scratch("table-none");
+    let mut plain = tiny(&plain_dir, 2);
+    plain.eval_games = 0;
+    let plain = train(plain);
+    let straight_dir = scratch("table-straight");
+    let straight = train(with_table(&straight_dir, 2));
+    // The endgame's leaves and targets are the table's: the run learns from other samples.
+    assert_ne!(
+        plain.history()[1].policy_loss,
+        straight.history()[1].policy_loss
+    );
+    let split_dir = scratch("table-split");
+    drop(train(with_table(&split_dir, 1)));
+    let mut budget = tiny(&split_dir, 2);
+    budget.resume = Some(split_dir.clone());
+    let mut resumed = Trainer::resume(&split_dir, &budget).unwrap();
+    assert_eq!(resumed.args().tablebase.as_ref(), Some(&file));
+    resumed.iterate(&mut |_| {}).unwrap();
+    let (a, b) = (&straight.history()[1], &resumed.history()[1]);
+    assert_eq!(
+        (a.positions, a.policy_loss, a.value_loss),
+        (b.positions, b.policy_loss, b.value_loss)
+    );
+    let theirs = resumed.variables();
+    for (name, t) in straight.variables() {
+        assert!(theirs[&name].equal(&t), "variable {name} differs");
+    }
+    // A table of other rules, or no file, is refused before the run starts, naming it.
+    let mut other = tiny(&scratch("table-other"), 1);
+    let small = scratch("table-small").with_extension("tb");
+    let rules_2x3 = Rules::from_json(r#"{"holes": 3, "seeds": 2}"#).unwrap();
+    Tablebase::build(&rules_2x3, 6, &BuildOptions::default())
+        .unwrap()
+        .write(&small)
+        .unwrap();
+    other.tablebase = Some(small.clone());
+    let msg = Trainer::new(other.clone()).unwrap_err().to_string();
+    assert!(msg.starts_with("--tablebase: "), "{msg}");
+    other.tablebase = Some(scratch("no-such").with_extension("tb"));
+    let msg = Trainer::new(other).unwrap_err().to_string();
+    assert!(
+        msg.contains("--tablebase: ") && msg.contains("no-such"),
+        "{msg}"
+    );
+    for dir in [plain_dir, straight_dir, split_dir] {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    for f in [file, small] {
+        std::fs::remove_file(f).unwrap();
+    }
+}
+
+#[test]
+fn a_keep_last_of_zero_is_refused() {
+    let dir = scratch("keep-zero");
+    let mut args = tiny(&dir, 1);
+    args.keep_last = 0;
+    let msg = Trainer::new(args).unwrap_err().to_string();
+    assert!(msg.contains("--keep-last must be at least 1"), "{msg}");
+}
+
 #[test]
 fn every_evaluation_measures_accuracy_on_the_same_positions() {
     let dir = scratch("accuracy");

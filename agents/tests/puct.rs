@@ -9,6 +9,7 @@ use sowing_agents::puct::{BatchSearch, Linear, PuctConfig};
 use sowing_agents::{Evaluation, Evaluator};
 use sowing_env::{Player, Rules, State};
 use std::sync::atomic::AtomicU32;
+use std::time::{Duration, Instant};
 
 fn rules() -> Rules {
     Rules::preset("en-dodoi-6").expect("a preset")
@@ -108,6 +109,45 @@ fn an_evaluation_error_ends_the_search_and_the_trees_start_afresh() {
     // And it is the search a fresh searcher makes.
     let fresh = BatchSearch::new().search(&roots, &config, &mut eval, &mut rngs, &mut rng);
     assert_eq!(results, fresh);
+}
+
+#[test]
+fn a_search_with_a_deadline_runs_until_it_and_at_least_once() {
+    let rules = rules();
+    let root = State::initial(&rules).play(2).unwrap();
+    let mut eval = linear(6, 3);
+    let root_visits = |r: &sowing_agents::puct::SearchResult| r.visits.iter().sum::<u32>();
+    let search = |deadline: Option<Instant>, eval: &mut Linear| {
+        let mut search = BatchSearch::new();
+        let mut noise = [ChaCha8Rng::seed_from_u64(0)];
+        let mut eval_rng = ChaCha8Rng::seed_from_u64(0);
+        let config = puct(200, 0.0);
+        let roots = [root];
+        match deadline {
+            Some(d) => search.search_continuing_until(
+                &[0],
+                &roots,
+                &config,
+                eval,
+                &mut noise,
+                &mut eval_rng,
+                d,
+            ),
+            None => {
+                search.search_continuing(&[0], &roots, &config, eval, &mut noise, &mut eval_rng)
+            }
+        }
+        .remove(0)
+    };
+    // A deadline already past: the one simulation that expands the root, no visit below it.
+    let past = search(Some(Instant::now()), &mut eval);
+    assert_eq!(root_visits(&past), 0);
+    assert!(past.priors.iter().sum::<f32>() > 0.99);
+    // A deadline far ahead: the count ends the search, which is the counted search exactly.
+    let far = search(Some(Instant::now() + Duration::from_secs(3600)), &mut eval);
+    let counted = search(None, &mut eval);
+    assert_eq!(root_visits(&far), 199);
+    assert_eq!(far, counted);
 }
 
 fn config(simulations: u32) -> SelfPlayConfig {

@@ -1,12 +1,15 @@
 //! `sowing accuracy`: how often each agent's move keeps the exact result of a position, and how
 //! often it keeps the best margin, over a set of exactly labelled positions (`sowing positions`
 //! makes them; the presets' sets are committed in `data/positions/`). Rates with Wilson 95%
-//! intervals, by phase (seeds on the board), and the mean time per move; a table for people, or
-//! JSON. The measurement is `sowing_agents::accuracy`.
+//! intervals, by phase (seeds on the board), and the mean time per move; with two agents or more,
+//! every pair compared position by position (McNemar); a table for people, or JSON. The
+//! measurement is `sowing_agents::accuracy`.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use sowing_agents::accuracy::{self, Accuracy, Trial, committed_set, how_to_make, read_set};
+use sowing_agents::accuracy::{
+    self, Accuracy, Paired, Trial, committed_set, how_to_make, read_set,
+};
 use sowing_agents::from_spec;
 use sowing_agents::matches::Seat;
 use sowing_agents::positions::PositionSet;
@@ -51,6 +54,41 @@ struct Report {
     positions: usize,
     seed: u64,
     agents: Vec<AgentFigures>,
+    /// Every pair of agents compared position by position.
+    paired: Vec<PairFigures>,
+}
+
+/// Two agents compared on the same positions (see `sowing_agents::accuracy::Paired`).
+#[derive(Debug, Serialize)]
+struct PairFigures {
+    first: String,
+    second: String,
+    /// Keeping the result, over the critical positions.
+    critical: PairedFigures,
+    /// Keeping the best margin, over the positions whose margins are known.
+    margin: PairedFigures,
+}
+
+/// Where only one of two agents kept it, the difference of their rates and McNemar's p.
+#[derive(Debug, Serialize)]
+struct PairedFigures {
+    n: u64,
+    only_first: u64,
+    only_second: u64,
+    difference: Option<f64>,
+    p_value: f64,
+}
+
+impl PairedFigures {
+    fn new(p: Paired) -> PairedFigures {
+        PairedFigures {
+            n: p.n,
+            only_first: p.only_first,
+            only_second: p.only_second,
+            difference: p.difference(),
+            p_value: p.p_value(),
+        }
+    }
 }
 
 /// One agent's figures.
@@ -203,7 +241,18 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         };
         let result = accuracy::measure(&trial, &mut seat, &mut |done| bar.set_position(done));
         bar.finish_and_clear();
-        measured.push(AgentFigures::new(&result?));
+        measured.push(result?);
+    }
+    let mut paired = Vec::new();
+    for (i, a) in measured.iter().enumerate() {
+        for b in &measured[i + 1..] {
+            paired.push(PairFigures {
+                first: a.player.clone(),
+                second: b.player.clone(),
+                critical: PairedFigures::new(Paired::critical(&set.positions, a, b)),
+                margin: PairedFigures::new(Paired::margin(&set.positions, a, b)),
+            });
+        }
     }
     let report = Report {
         variant: args.variant,
@@ -211,7 +260,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         file,
         positions: set.positions.len(),
         seed: args.seed,
-        agents: measured,
+        agents: measured.iter().map(AgentFigures::new).collect(),
+        paired,
     };
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
@@ -228,6 +278,20 @@ fn cell(r: &RateFigures) -> String {
             format!("{:.1}% [{:.1}, {:.1}]", 100.0 * v, 100.0 * lo, 100.0 * hi)
         }
         _ => "-".to_string(),
+    }
+}
+
+/// A paired comparison as `31 / 12, +3.4, p 0.005`.
+fn paired_cell(p: &PairedFigures) -> String {
+    match p.difference {
+        Some(d) => format!(
+            "{} / {}, {:+.1}, p {:.3}",
+            p.only_first,
+            p.only_second,
+            100.0 * d,
+            p.p_value
+        ),
+        None => "-".to_string(),
     }
 }
 
@@ -304,6 +368,23 @@ fn table(report: &Report) -> String {
     out += &by_phase("keeps the result", |p| &p.keeps_result);
     out.push('\n');
     out += &by_phase("critical", |p| &p.keeps_result_critical);
+    if !report.paired.is_empty() {
+        out += "\nPaired, position by position (only A / only B: positions where only that \
+                agent kept it; difference A - B in points; McNemar's exact p):\n";
+        let mut rows = vec![vec![
+            "A vs B".to_string(),
+            format!("critical ({})", first.keeps_result_critical.n),
+            format!("best margin ({})", first.keeps_margin.n),
+        ]];
+        for pair in &report.paired {
+            rows.push(vec![
+                format!("{} vs {}", pair.first, pair.second),
+                paired_cell(&pair.critical),
+                paired_cell(&pair.margin),
+            ]);
+        }
+        out += &columns(&rows);
+    }
     out += "\nA move keeps the result when its exact result (win, draw or loss, with best play \
             after it) is the position's. Critical positions are those where some move does not \
             keep it (in the others every move does). A move keeps the best margin when it leads \

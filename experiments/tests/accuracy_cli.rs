@@ -133,6 +133,30 @@ fn json_figures_count_every_position_and_do_not_depend_on_threads() {
         assert_eq!(phases, 300);
         assert!(a["ms_per_move"].as_f64().unwrap() >= 0.0);
     }
+    // Every pair, position by position: the split agrees with the two rates.
+    let pairs = one["paired"].as_array().unwrap();
+    let names: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|p| (p["first"].as_str().unwrap(), p["second"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("random", "greedy"),
+            ("random", "mcts:20"),
+            ("greedy", "mcts:20")
+        ]
+    );
+    for (pair, (i, j)) in pairs.iter().zip([(0, 1), (0, 2), (1, 2)]) {
+        let c = &pair["critical"];
+        assert_eq!(c["n"], critical);
+        let hits = |k: usize| agents[k]["keeps_result_critical"]["hits"].as_f64().unwrap();
+        let split = c["only_first"].as_f64().unwrap() - c["only_second"].as_f64().unwrap();
+        assert_eq!(split, hits(i) - hits(j));
+        let p = c["p_value"].as_f64().unwrap();
+        assert!(p > 0.0 && p <= 1.0);
+        assert_eq!(pair["margin"]["n"], 300);
+    }
     assert_eq!(without_times(run("2")), without_times(one));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -157,6 +181,7 @@ fn the_table_names_every_agent_and_phase() {
         "{text}"
     );
     assert!(text.contains("0-7 (") && text.contains("8-15 ("), "{text}");
+    assert!(text.contains("\nrandom vs greedy "), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,9 +1,11 @@
 //! The trained network as an [`Agent`], made by `spec.rs` from the spec `az:PATH`,
-//! `az:PATH:SIMS`, with options `solver=NODES` and `tb=FILE` after it, where `PATH` is a run
-//! directory (its newest checkpoint) or one `iter-NNNNNN` checkpoint folder, `SIMS` the PUCT
-//! simulations per move (default: those the run trained with), `NODES` the endgame solver's
-//! budget per move (default [`SOLVER_NODES`], 0 turns it off) and `FILE` a tablebase. It plays
-//! the most visited move, without noise.
+//! `az:PATH:SIMS` or `az:PATH:TIME`, with options `solver=NODES` and `tb=FILE` after it, where
+//! `PATH` is a run directory (its newest checkpoint) or one `iter-NNNNNN` checkpoint folder,
+//! `SIMS` the PUCT simulations per move (default: those the run trained with), `TIME` a time per
+//! move instead (`50ms`, `1s`: simulations until the clock runs out, the solver's time included),
+//! `NODES` the endgame solver's budget per move (default [`SOLVER_NODES`] with a count of
+//! simulations, none with a time: see [`AzAgent::default_solver`]; 0 turns it off) and `FILE` a
+//! tablebase. It plays the most visited move, without noise.
 //!
 //! With a tablebase the agent plays the perfect move where the table holds the position, the
 //! solver decides the positions the table holds at once, and the search's leaves there take
@@ -17,8 +19,10 @@
 //! seeds, while another move still held.
 
 use crate::agent::Agent;
-use crate::az::checkpoint::{CheckpointError, LoadedNet, load_checkpoint};
+use crate::az::checkpoint::{CheckpointError, LoadedNet, MAX_SIMULATIONS, load_checkpoint};
 use crate::az::puct::{BatchSearch, PuctConfig};
+use crate::budget::Budget;
+use crate::evaluator::Evaluator;
 use crate::perfect::{PerfectPlay, TablebaseEvaluator, table_option, table_serves};
 use crate::solver::{SOLVER_DEPTH, SOLVER_TABLE_BITS, Solver};
 use crate::tablebase::Tablebase;
@@ -26,6 +30,7 @@ use rand_chacha::ChaCha8Rng;
 use sowing_env::{Rules, State};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 pub use crate::solver::{MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
 
@@ -35,6 +40,8 @@ pub struct AzAgent {
     name: String,
     loaded: LoadedNet,
     config: PuctConfig,
+    /// The time per move, when the budget is a time (then `config.simulations` is the cap).
+    time: Option<Duration>,
     search: BatchSearch,
     eval_rng: ChaCha8Rng,
     solver: Solver,
@@ -43,14 +50,19 @@ pub struct AzAgent {
 }
 
 impl AzAgent {
-    /// The agent of checkpoint `path`, searching `simulations` per move (default: the run's).
-    pub fn load(path: &Path, simulations: Option<u32>) -> Result<AzAgent, CheckpointError> {
+    /// The agent of checkpoint `path`, searching with `budget` per move: a count of simulations
+    /// or a time (default: the simulations the run trained with).
+    pub fn load(path: &Path, budget: Option<Budget>) -> Result<AzAgent, CheckpointError> {
         let loaded = load_checkpoint(path)?;
         // One position per forward pass: libtorch's worker threads would only spin, and agents
         // already play on a thread each in the arena.
         tch::set_num_threads(1);
         let args = &loaded.meta.args;
-        let simulations = simulations.unwrap_or(args.simulations);
+        let budget = budget.unwrap_or(Budget::Count(args.simulations));
+        let (simulations, time) = match budget {
+            Budget::Count(n) => (n, None),
+            Budget::Time(t) => (MAX_SIMULATIONS, Some(t)),
+        };
         let config = PuctConfig {
             simulations,
             c_puct: args.c_puct,
@@ -58,21 +70,38 @@ impl AzAgent {
             noise_fraction: 0.0,
         };
         Ok(AzAgent {
-            name: format!("az:{}:{simulations}", path.display()),
+            name: format!("az:{}:{}", path.display(), budget.spec()),
             loaded,
             config,
+            time,
             search: BatchSearch::new(),
             eval_rng: rand::SeedableRng::seed_from_u64(0),
             solver: Solver::new(SOLVER_TABLE_BITS),
-            solver_nodes: SOLVER_NODES,
+            solver_nodes: AzAgent::default_solver(Some(budget)),
             perfect: None,
         })
     }
 
-    /// The same agent with an endgame solver budget of `nodes` positions per move (0: none).
+    /// The endgame solver's positions per move an agent of `budget` searches unless told: none
+    /// with a time per move, [`SOLVER_NODES`] otherwise. With a time the solver's positions take
+    /// the clock from the network's search, and cost more than they give: on the 2,000
+    /// committed en-dodoi-6 positions, the `make demo` network at 50 ms kept the result in 93.5%
+    /// of the critical ones with the solver and 96.4% without (5 positions only with it, 21
+    /// only without; 78% and 93% of those with 16 to 23 seeds), where the solver seldom proves
+    /// anything within its budget (docs/strength.md).
+    pub fn default_solver(budget: Option<Budget>) -> u64 {
+        match budget {
+            Some(Budget::Time(_)) => 0,
+            _ => SOLVER_NODES,
+        }
+    }
+
+    /// The same agent with an endgame solver budget of `nodes` positions per move (0: none);
+    /// the name gains `:solver=NODES` when it is not the budget's default.
     pub fn with_solver(mut self, nodes: u64) -> AzAgent {
         self.solver_nodes = nodes;
-        if nodes != SOLVER_NODES {
+        let default = AzAgent::default_solver(self.time.map(Budget::Time));
+        if nodes != default {
             self.name = format!("{}:solver={nodes}", self.name);
         }
         self
@@ -119,6 +148,8 @@ impl Agent for AzAgent {
     }
 
     fn choose(&mut self, state: &State, rng: &mut ChaCha8Rng) -> usize {
+        // A time budget covers the whole move, the solver's search included.
+        let deadline = self.time.map(|t| Instant::now() + t);
         // Callers check `can_play` before a game; a state of another size is a caller's bug.
         debug_assert!(self.can_play(state.rules()).is_ok());
         if let Some(best) = self
@@ -141,20 +172,30 @@ impl Agent for AzAgent {
         // The tree is kept from move to move: the part below this position grew while the last
         // move was searched.
         let roots = std::slice::from_ref(state);
-        let result = match self.perfect.as_ref().map(|p| Arc::clone(p.table())) {
-            Some(table) => self.search.search_continuing(
+        let mut table_evaluator;
+        let evaluator: &mut dyn Evaluator = match self.perfect.as_ref() {
+            Some(perfect) => {
+                table_evaluator =
+                    TablebaseEvaluator::new(Arc::clone(perfect.table()), &mut self.loaded.net);
+                &mut table_evaluator
+            }
+            None => &mut self.loaded.net,
+        };
+        let result = match deadline {
+            Some(deadline) => self.search.search_continuing_until(
                 &[0],
                 roots,
                 &self.config,
-                &mut TablebaseEvaluator::new(table, &mut self.loaded.net),
+                evaluator,
                 &mut noise,
                 &mut self.eval_rng,
+                deadline,
             ),
             None => self.search.search_continuing(
                 &[0],
                 roots,
                 &self.config,
-                &mut self.loaded.net,
+                evaluator,
                 &mut noise,
                 &mut self.eval_rng,
             ),

@@ -416,6 +416,44 @@ pub fn write<A: Serialize, M: Serialize>(
     Ok(target)
 }
 
+/// Remove the checkpoint folders of run `run` that retention does not keep, once iteration
+/// `newest` is written: kept are the newest `keep_last` iterations (`newest - keep_last + 1` to
+/// `newest`) and every multiple of `keep_every` (none when 0). Only `iter-NNNNNN` folders older
+/// than `newest` are touched; the newest is always kept, since resuming reads it. Returns the
+/// folders removed, oldest first.
+pub fn prune(
+    run: &Path,
+    newest: u32,
+    keep_last: u32,
+    keep_every: u32,
+) -> Result<Vec<PathBuf>, CheckpointError> {
+    let kept = |i: u32| {
+        i >= newest || newest - i < keep_last.max(1) || (keep_every > 0 && i % keep_every == 0)
+    };
+    let entries = fs::read_dir(run).map_err(|e| CheckpointError::Io(run.to_owned(), e))?;
+    let mut removed = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| CheckpointError::Io(run.to_owned(), e))?;
+        let name = entry.file_name();
+        let Some(i) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("iter-"))
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        // Only the trainer's own names: a folder the user named alike is left alone.
+        if iteration_dir(run, i).file_name() == Some(name.as_os_str()) && !kept(i) {
+            removed.push((i, entry.path()));
+        }
+    }
+    removed.sort();
+    for (_, dir) in &removed {
+        fs::remove_dir_all(dir).map_err(|e| CheckpointError::Io(dir.clone(), e))?;
+    }
+    Ok(removed.into_iter().map(|(_, dir)| dir).collect())
+}
+
 /// The files of checkpoint folder `tmp`: those of `write_files`, then `meta.json` with their
 /// digests.
 fn fill<A: Serialize, M: Serialize>(

@@ -18,14 +18,18 @@ use crate::az::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::az::replay::{ReplayBuffer, Sample};
 use crate::evaluator::Evaluator;
 use crate::memory::{self, MAX_THREADS};
+use crate::open_tables::shared_tablebase;
+use crate::perfect::TablebaseEvaluator;
 use crate::positions::PositionSet;
 use crate::stats::{Rate, rate_against};
+use crate::tablebase::Tablebase;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sowing_env::Rules;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 use tch::{Device, Kind, Tensor, nn};
 
@@ -60,6 +64,18 @@ pub struct Args {
     #[arg(long)]
     #[serde(skip)]
     pub resume: Option<PathBuf>,
+    /// Checkpoint folders kept: the newest N (at least 1; the newest is the one a run resumes
+    /// from and `az:RUN` plays), besides those --keep-every keeps; older ones are removed once
+    /// the next is written. The run's history stays whole in every meta.json and metrics.csv.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[serde(default = "keep_everything")]
+    pub keep_last: u32,
+    /// Also keep every M-th iteration's checkpoint (iterations M, 2M, ...), so that the
+    /// network's progress can be replayed later; 0 keeps none this way. With the defaults a
+    /// 10-minute run of ~400 iterations leaves ~25 folders.
+    #[arg(long, default_value_t = 20, value_name = "M")]
+    #[serde(default)]
+    pub keep_every: u32,
     /// Width of the network's hidden layers.
     #[arg(long, default_value_t = 64)]
     pub hidden: usize,
@@ -77,7 +93,9 @@ pub struct Args {
     /// Self-play games per iteration.
     #[arg(long, default_value_t = 256)]
     pub games_per_iteration: u32,
-    /// Self-play games played at once (their leaves are evaluated in one batch).
+    /// Self-play games each worker plays at once (their leaves are evaluated in one batch); with
+    /// --threads T, T times as many in all. Per worker, because halving each worker's batch
+    /// on 2 threads cost 8% of the positions per CPU-second (benches/self_play.rs).
     #[arg(long, default_value_t = 128)]
     pub parallel_games: u32,
     /// PUCT exploration constant, in self-play and when the network plays (evaluation, `az:`).
@@ -152,6 +170,13 @@ pub struct Args {
     #[arg(skip)]
     #[serde(default)]
     pub eval_positions_digest: Option<FileDigest>,
+    /// A tablebase of the variant (`sowing tablebase build`): in self-play, every position it
+    /// holds, root or leaf, is valued exactly and given its perfect moves as priors, so that the
+    /// endgame's samples carry exact values and perfect moves as targets. Evaluation (games and
+    /// accuracy) does not use it: it measures the network alone.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default)]
+    pub tablebase: Option<PathBuf>,
     /// Self-play workers and threads for the baselines' moves (default: all cores); self-play
     /// results depend on it.
     #[arg(long)]
@@ -226,6 +251,12 @@ impl Args {
         }
         if self.eval_every == 0 {
             return bad("eval-every", "at least 1");
+        }
+        if self.keep_last == 0 {
+            return bad(
+                "keep-last",
+                "at least 1 (the newest checkpoint is the run's state)",
+            );
         }
         if self.games_per_iteration == 0 || self.parallel_games == 0 {
             return bad("games-per-iteration and --parallel-games", "at least 1");
@@ -336,6 +367,19 @@ fn read_positions(args: &Args, rules: &Rules) -> Result<PositionSet, TrainError>
         .map_err(|e| TrainError::Args(format!("--eval-positions: {e}")))
 }
 
+/// The tablebase `args` names for self-play, checked to be of `rules`.
+fn open_table(args: &Args, rules: &Rules) -> Result<Option<Arc<Tablebase>>, TrainError> {
+    let Some(path) = &args.tablebase else {
+        return Ok(None);
+    };
+    let table =
+        shared_tablebase(path).map_err(|e| TrainError::Args(format!("--tablebase: {e}")))?;
+    table
+        .check_rules(rules)
+        .map_err(|e| TrainError::Args(format!("--tablebase: {e}")))?;
+    Ok(Some(table))
+}
+
 /// The size and hash of the evaluation positions file at `path`.
 fn positions_digest(path: &Path) -> Result<FileDigest, TrainError> {
     checkpoint::digest(path).map_err(|e| match e {
@@ -350,6 +394,12 @@ fn positions_digest(path: &Path) -> Result<FileDigest, TrainError> {
 /// The default of a setting that older checkpoints lack.
 fn one() -> u32 {
     1
+}
+
+/// The `--keep-last` of runs begun before checkpoints were pruned: they keep every folder, so
+/// that resuming one removes nothing its owner kept.
+fn keep_everything() -> u32 {
+    u32::MAX
 }
 
 /// Whether `x` is a finite number above zero.
@@ -455,6 +505,8 @@ pub struct Trainer {
     seconds: f64,
     /// The evaluation positions, if any.
     positions: Option<PositionSet>,
+    /// The tablebase of self-play, if any.
+    table: Option<Arc<Tablebase>>,
     /// Held while the trainer lives: no other trainer writes its run directory meanwhile.
     _lock: RunLock,
 }
@@ -482,6 +534,7 @@ impl Trainer {
             }
         };
         args.check_memory(rules.holes())?;
+        let table = open_table(&args, &rules)?;
         let dir = args.out_dir()?;
         let lock = RunLock::acquire(&dir)?;
         if let Some(existing) = checkpoint::newest(&dir)? {
@@ -522,6 +575,7 @@ impl Trainer {
             baseline_elo: BTreeMap::new(),
             seconds: 0.0,
             positions,
+            table,
             _lock: lock,
         })
     }
@@ -593,6 +647,7 @@ impl Trainer {
             }
         };
         args.check_memory(meta.rules.holes())?;
+        let table = open_table(&args, &meta.rules)?;
         tch::set_num_threads(1);
         let weights = checkpoint::Weights::read(&found, &meta.rules, meta.net)?;
         let vs = nn::VarStore::new(Device::cuda_if_available());
@@ -622,6 +677,7 @@ impl Trainer {
             baseline_elo: meta.baseline_elo,
             seconds: meta.seconds,
             positions,
+            table,
             _lock: lock,
         })
     }
@@ -727,7 +783,7 @@ impl Trainer {
 
     /// Play the iteration's self-play games and add their positions to the replay buffer.
     /// The games are dealt to one worker per thread (game `g` to worker `g % threads`), each with
-    /// its own copy of the network and `parallel_games / threads` games at a time; their
+    /// its own copy of the network and `parallel_games` games at a time; their
     /// positions are added worker by worker, so the buffer does not depend on timing. Returns
     /// games, positions, South's wins and seconds taken.
     fn self_play(
@@ -746,10 +802,15 @@ impl Trainer {
                 .expect("a network copies into one of its own shape");
             // The network draws nothing from the stream; it is there for the trait.
             let mut eval_rng = stream(self.args.seed, SELF_PLAY, iteration, u32::MAX);
+            let table = self.table.clone();
             evaluators.push(move |states: &[sowing_env::State], out: &mut [_]| {
                 // The worker owns the copy's variables as long as it plays with them.
                 let _variables = &vs;
-                net.evaluate_batch(states, &mut eval_rng, out);
+                match &table {
+                    Some(table) => TablebaseEvaluator::new(Arc::clone(table), &mut net)
+                        .evaluate_batch(states, &mut eval_rng, out),
+                    None => net.evaluate_batch(states, &mut eval_rng, out),
+                }
                 Ok::<(), Infallible>(())
             });
         }
@@ -761,7 +822,7 @@ impl Trainer {
             iteration,
             0,
             total,
-            self.args.parallel_games,
+            self.args.parallel_games.saturating_mul(workers),
             evaluators,
             &mut |done| progress(Progress::SelfPlay(done, total)),
         );
@@ -954,6 +1015,12 @@ impl Trainer {
             checkpoint::save_safetensors(&tmp.join(SAFETENSORS), &weights)?;
             checkpoint::save_tensors(&tmp.join(TRAINER), &state)
         })?;
+        checkpoint::prune(
+            &self.dir,
+            self.iteration,
+            self.args.keep_last,
+            self.args.keep_every,
+        )?;
         Ok(path)
     }
 }

@@ -27,6 +27,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sowing_env::{MAX_HOLES, Outcome, State};
 use std::convert::Infallible;
+use std::time::Instant;
 
 /// How the search explores.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -369,7 +370,7 @@ impl BatchSearch {
     ) -> Result<Vec<SearchResult>, X> {
         self.slots.clear();
         self.slots.extend(0..roots.len());
-        self.search_slots(roots, config, rngs, evaluate, false)
+        self.search_slots(roots, config, rngs, evaluate, false, None)
     }
 
     /// [`BatchSearch::search_continuing`] with a fallible `evaluate`, as in
@@ -382,6 +383,39 @@ impl BatchSearch {
         rngs: &mut [ChaCha8Rng],
         evaluate: impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
     ) -> Result<Vec<SearchResult>, X> {
+        self.check_trees(trees, roots);
+        self.search_slots(roots, config, rngs, evaluate, true, None)
+    }
+
+    /// [`BatchSearch::search_continuing`] that also stops at `deadline`: a player with a time
+    /// per move. At least one simulation is run, so the roots have children to choose from, and
+    /// at most `config.simulations`. The clock is read once per simulation, which costs little
+    /// beside the evaluation of a batch.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_continuing_until<E: Evaluator + ?Sized>(
+        &mut self,
+        trees: &[usize],
+        roots: &[State],
+        config: &PuctConfig,
+        evaluator: &mut E,
+        rngs: &mut [ChaCha8Rng],
+        eval_rng: &mut ChaCha8Rng,
+        deadline: Instant,
+    ) -> Vec<SearchResult> {
+        self.check_trees(trees, roots);
+        let Ok(results) = self.search_slots(
+            roots,
+            config,
+            rngs,
+            infallible(evaluator, eval_rng),
+            true,
+            Some(deadline),
+        );
+        results
+    }
+
+    /// Check that `trees` are distinct, one per root, and make them the slots of the search.
+    fn check_trees(&mut self, trees: &[usize], roots: &[State]) {
         assert_eq!(roots.len(), trees.len(), "one tree per root");
         let mut seen = vec![false; trees.iter().max().map_or(0, |&t| t + 1)];
         for &t in trees {
@@ -392,7 +426,6 @@ impl BatchSearch {
         }
         self.slots.clear();
         self.slots.extend_from_slice(trees);
-        self.search_slots(roots, config, rngs, evaluate, true)
     }
 
     /// Forget every tree, so that the next search starts afresh.
@@ -402,7 +435,8 @@ impl BatchSearch {
         }
     }
 
-    /// Search `roots[i]` in tree `self.slots[i]`, keeping what that tree holds if `keep`.
+    /// Search `roots[i]` in tree `self.slots[i]`, keeping what that tree holds if `keep`, and
+    /// stopping after the first simulation that ends past `deadline`, if one is given.
     fn search_slots<X>(
         &mut self,
         roots: &[State],
@@ -410,6 +444,7 @@ impl BatchSearch {
         rngs: &mut [ChaCha8Rng],
         mut evaluate: impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
         keep: bool,
+        deadline: Option<Instant>,
     ) -> Result<Vec<SearchResult>, X> {
         assert_eq!(roots.len(), rngs.len(), "one noise stream per root");
         let needed = self.slots.iter().max().map_or(0, |&t| t + 1);
@@ -428,6 +463,9 @@ impl BatchSearch {
             value: 0.0,
         };
         for sim in 0..config.simulations.max(1) {
+            if sim > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
             self.pending.clear();
             self.pending_states.clear();
             for (i, &t) in self.slots.iter().enumerate() {

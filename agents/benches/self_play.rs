@@ -1,0 +1,177 @@
+//! Self-play positions per second on 1 thread and on 2, as `sowing train` plays them (en-dodoi-6,
+//! the demo's network shape and search: 64 simulations, 256 games of an iteration, dealt to one
+//! worker per thread with a copy of the network each, 128 at once per worker), and the same with
+//! a busy neighbour: one more thread spinning for the whole round, as another program would.
+//! Run with `make bench` or `cargo bench -p sowing-agents --features torch --bench self_play`;
+//! target: 2 threads at least 1.7 times 1 thread on an idle 2-core machine.
+//!
+//! The settings alternate round by round (1 thread, 2 threads, each with and without the
+//! neighbour), every setting playing the same games in a round, so that a change in the machine's
+//! load touches all of them alike; the figure is the median over rounds. Beside wall-clock rates
+//! the idle settings give positions per CPU-second of the process (`getrusage`), which shows
+//! whether threads lose work to each other (a lower figure on 2 threads) or only wait for a core.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use sowing_agents::Evaluator;
+use sowing_agents::az::{NetConfig, PolicyValueNet};
+use sowing_agents::puct::PuctConfig;
+use sowing_agents::puct::self_play::{self, SelfPlayConfig};
+use sowing_env::{Rules, State};
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+use tch::{Device, nn};
+
+/// Rounds of the four settings.
+const ROUNDS: u32 = 5;
+/// Games of each setting in a round: one iteration of the trainer's defaults.
+const GAMES: u32 = 256;
+const PARALLEL: u32 = 128;
+
+/// CPU seconds this process has used, user and system.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills the struct it is given and touches nothing else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// Positions per wall-clock second and per CPU-second of one round of `threads` workers
+/// playing the games of iteration `round`.
+fn round(
+    net: &nn::VarStore,
+    config: NetConfig,
+    threads: usize,
+    parallel: u32,
+    round: u32,
+) -> (f64, f64) {
+    let rules = Rules::preset("en-dodoi-6").expect("a preset");
+    let play = SelfPlayConfig {
+        puct: PuctConfig {
+            simulations: 64,
+            c_puct: 0.5,
+            dirichlet_alpha: 1.0,
+            noise_fraction: 0.25,
+        },
+        temperature_plies: 12,
+        opening_plies: 4,
+        value_mix: 0.5,
+        lookahead: true,
+    };
+    // Copies made before the clock starts, as the trainer's are a negligible part of its
+    // iteration.
+    let evaluators: Vec<_> = (0..threads)
+        .map(|_| {
+            let mut vs = nn::VarStore::new(Device::Cpu);
+            let mut copy = PolicyValueNet::new(&vs.root(), config);
+            vs.copy(net).expect("same shape");
+            let mut rng = ChaCha8Rng::seed_from_u64(0);
+            move |states: &[State], out: &mut [_]| {
+                let _variables = &vs;
+                copy.evaluate_batch(states, &mut rng, out);
+                Ok::<(), Infallible>(())
+            }
+        })
+        .collect();
+    let (wall, cpu) = (Instant::now(), cpu_seconds());
+    let Ok(played) = self_play::play_dealt(
+        &rules,
+        &play,
+        7,
+        round,
+        0,
+        GAMES,
+        parallel * threads as u32,
+        evaluators,
+        &mut |_| {},
+    );
+    let positions = played.samples.len() as f64;
+    (
+        positions / wall.elapsed().as_secs_f64(),
+        positions / (cpu_seconds() - cpu),
+    )
+}
+
+/// `f` run while one more thread spins, if `busy`.
+fn beside_neighbour<T>(busy: bool, f: impl FnOnce() -> T) -> T {
+    if !busy {
+        return f();
+    }
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut x = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        });
+        let out = f();
+        stop.store(true, Ordering::Relaxed);
+        out
+    })
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn main() {
+    tch::set_num_threads(1);
+    let config = NetConfig {
+        holes: 6,
+        hidden: 64,
+        blocks: 2,
+        lookahead: true,
+    };
+    let vs = nn::VarStore::new(Device::Cpu);
+    let _net = PolicyValueNet::seeded(&vs.root(), config, 0);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "self-play, en-dodoi-6, 64 simulations, {GAMES} games ({PARALLEL} at once per worker), \
+         {ROUNDS} rounds, {cores} cores"
+    );
+    // Warm up: the first forward passes allocate.
+    round(&vs, config, 2, PARALLEL, 0);
+    // The last setting is one thread with half the games at once, the batch each of two workers
+    // had when the trainer shared --parallel-games among them: beside the first, it shows what
+    // the smaller batch alone costs.
+    let settings = [(1, false), (2, false), (1, true), (2, true), (1, false)];
+    let mut rates = vec![(Vec::new(), Vec::new()); settings.len()];
+    for r in 1..=ROUNDS {
+        for (s, &(threads, busy)) in settings.iter().enumerate() {
+            let parallel = if s == 4 { PARALLEL / 2 } else { PARALLEL };
+            let (wall, cpu) = beside_neighbour(busy, || round(&vs, config, threads, parallel, r));
+            rates[s].0.push(wall);
+            rates[s].1.push(cpu);
+        }
+    }
+    let medians: Vec<(f64, f64)> = rates
+        .into_iter()
+        .map(|(wall, cpu)| (median(wall), median(cpu)))
+        .collect();
+    for (s, &(threads, busy)) in settings.iter().enumerate() {
+        let (wall, cpu) = medians[s];
+        if s == 4 {
+            println!(
+                "1 thread, {} games at once: {wall:.0} positions/s ({cpu:.0} per CPU-second)",
+                PARALLEL / 2
+            );
+            continue;
+        }
+        let plural = if threads == 1 { "" } else { "s" };
+        // The neighbour's spinning counts in the process's CPU time: no per-CPU figure there.
+        if busy {
+            println!("{threads} thread{plural}, busy neighbour: {wall:.0} positions/s");
+        } else {
+            println!("{threads} thread{plural}: {wall:.0} positions/s ({cpu:.0} per CPU-second)");
+        }
+    }
+    println!(
+        "2 threads / 1 thread: {:.2}x idle (target 1.7x), {:.2}x beside a busy neighbour",
+        medians[1].0 / medians[0].0,
+        medians[3].0 / medians[2].0
+    );
+}
