@@ -236,27 +236,36 @@ pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
 
 /// The newest `iter-NNNNNN` folder with a `meta.json` in a run directory, if any.
 pub fn newest(run: &Path) -> Result<Option<PathBuf>, CheckpointError> {
-    let entries = match fs::read_dir(run) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(CheckpointError::Io(run.to_owned(), e)),
+    let folders = match iteration_folders(run) {
+        Err(CheckpointError::Io(_, e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        folders => folders?,
     };
-    let mut best: Option<(u32, PathBuf)> = None;
+    Ok(folders
+        .into_iter()
+        .filter(|(_, dir)| dir.join(META).is_file())
+        .max_by_key(|(i, _)| *i)
+        .map(|(_, dir)| dir))
+}
+
+/// The `iter-N` folders of run directory `run` (any number of digits), with their iterations,
+/// in no particular order.
+fn iteration_folders(run: &Path) -> Result<Vec<(u32, PathBuf)>, CheckpointError> {
+    let entries = fs::read_dir(run).map_err(|e| CheckpointError::Io(run.to_owned(), e))?;
+    let mut folders = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| CheckpointError::Io(run.to_owned(), e))?;
-        let name = entry.file_name();
-        let Some(i) = name
+        let iteration = entry
+            .file_name()
             .to_str()
             .and_then(|n| n.strip_prefix("iter-"))
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if entry.path().join(META).is_file() && best.as_ref().is_none_or(|(b, _)| i > *b) {
-            best = Some((i, entry.path()));
+            .and_then(|n| n.parse::<u32>().ok());
+        if let Some(i) = iteration {
+            folders.push((i, entry.path()));
         }
     }
-    Ok(best.map(|(_, p)| p))
+    Ok(folders)
 }
 
 /// Read and check `meta.json` of checkpoint folder `dir`, and check that every file it lists is
@@ -430,23 +439,11 @@ pub fn prune(
     let kept = |i: u32| {
         i >= newest || newest - i < keep_last.max(1) || (keep_every > 0 && i % keep_every == 0)
     };
-    let entries = fs::read_dir(run).map_err(|e| CheckpointError::Io(run.to_owned(), e))?;
-    let mut removed = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| CheckpointError::Io(run.to_owned(), e))?;
-        let name = entry.file_name();
-        let Some(i) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("iter-"))
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
+    let mut removed: Vec<(u32, PathBuf)> = iteration_folders(run)?
+        .into_iter()
         // Only the trainer's own names: a folder the user named alike is left alone.
-        if iteration_dir(run, i).file_name() == Some(name.as_os_str()) && !kept(i) {
-            removed.push((i, entry.path()));
-        }
-    }
+        .filter(|(i, dir)| iteration_dir(run, *i).file_name() == dir.file_name() && !kept(*i))
+        .collect();
     removed.sort();
     for (_, dir) in &removed {
         fs::remove_dir_all(dir).map_err(|e| CheckpointError::Io(dir.clone(), e))?;
