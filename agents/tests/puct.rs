@@ -131,7 +131,7 @@ fn a_search_with_a_deadline_runs_until_it_and_at_least_once() {
                 eval,
                 &mut noise,
                 &mut eval_rng,
-                d,
+                Some(d),
             ),
             None => {
                 search.search_continuing(&[0], &roots, &config, eval, &mut noise, &mut eval_rng)

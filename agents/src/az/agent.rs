@@ -181,25 +181,15 @@ impl Agent for AzAgent {
             }
             None => &mut self.loaded.net,
         };
-        let result = match deadline {
-            Some(deadline) => self.search.search_continuing_until(
-                &[0],
-                roots,
-                &self.config,
-                evaluator,
-                &mut noise,
-                &mut self.eval_rng,
-                deadline,
-            ),
-            None => self.search.search_continuing(
-                &[0],
-                roots,
-                &self.config,
-                evaluator,
-                &mut noise,
-                &mut self.eval_rng,
-            ),
-        };
+        let result = self.search.search_continuing_until(
+            &[0],
+            roots,
+            &self.config,
+            evaluator,
+            &mut noise,
+            &mut self.eval_rng,
+            deadline,
+        );
         // Every move proven lost leaves `best_action_among` the best of all: nothing is spared.
         result[0].best_action_among(!losing)
     }

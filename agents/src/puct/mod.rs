@@ -387,9 +387,9 @@ impl BatchSearch {
         self.search_slots(roots, config, rngs, evaluate, true, None)
     }
 
-    /// [`BatchSearch::search_continuing`] that also stops at `deadline`: a player with a time
-    /// per move. At least one simulation is run, so the roots have children to choose from, and
-    /// at most `config.simulations`. The clock is read once per simulation, which costs little
+    /// [`BatchSearch::search_continuing`] that also stops at `deadline`, if there is one: a
+    /// player with a time per move. At least one simulation is run, so the roots have children
+    /// to choose from, and at most `config.simulations`. The clock is read once per simulation, which costs little
     /// beside the evaluation of a batch.
     #[allow(clippy::too_many_arguments)]
     pub fn search_continuing_until<E: Evaluator + ?Sized>(
@@ -400,7 +400,7 @@ impl BatchSearch {
         evaluator: &mut E,
         rngs: &mut [ChaCha8Rng],
         eval_rng: &mut ChaCha8Rng,
-        deadline: Instant,
+        deadline: Option<Instant>,
     ) -> Vec<SearchResult> {
         self.check_trees(trees, roots);
         let Ok(results) = self.search_slots(
@@ -409,7 +409,7 @@ impl BatchSearch {
             rngs,
             infallible(evaluator, eval_rng),
             true,
-            Some(deadline),
+            deadline,
         );
         results
     }
