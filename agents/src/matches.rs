@@ -19,7 +19,7 @@
 use crate::agent::Agent;
 use crate::memory;
 use crate::spec::SpecError;
-use crate::stats::{PairCount, Rate};
+use crate::stats::{PairCount, Rate, bradley_terry};
 use crate::streams::stream;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -336,6 +336,58 @@ pub fn play(
         tallies[g.pairing].add(g, m.pairings[g.pairing].a);
     }
     Ok(Played { games, tallies })
+}
+
+/// Elo ratings of `names` from a round robin of `games` games per pair (each side of each
+/// opening of `opening` plies), anchored at `names[0]` = 0, each agent made by `factory`.
+/// `progress` hears the number of pairs finished.
+#[allow(clippy::too_many_arguments)]
+pub fn rate_round_robin(
+    rules: &Rules,
+    names: &[String],
+    factory: &Factory,
+    games: u64,
+    seed: u64,
+    opening: u32,
+    threads: usize,
+    progress: &mut dyn FnMut(u32),
+) -> Result<Vec<f64>, MatchError> {
+    let pairs: Vec<(usize, usize)> = (0..names.len())
+        .flat_map(|i| (i + 1..names.len()).map(move |j| (i, j)))
+        .collect();
+    let m = Match {
+        rules: *rules,
+        seed,
+        salts: Salts::RATING,
+        opening_plies: opening,
+        pairings: pairs
+            .iter()
+            .map(|&(a, b)| Pairing {
+                a,
+                b,
+                games: 0..games,
+            })
+            .collect(),
+        threads,
+        keep_records: false,
+    };
+    let mut seats = Seat::agents(names, factory);
+    let mut left = vec![games; pairs.len()];
+    let mut finished = 0;
+    let played = play(&m, &mut seats, &mut |g| {
+        left[g.pairing] -= 1;
+        if left[g.pairing] == 0 {
+            finished += 1;
+            progress(finished);
+        }
+    })?;
+    let counts: Vec<PairCount> = pairs
+        .iter()
+        .zip(&played.tallies)
+        .map(|(&(a, b), t)| t.pair_count(a, b))
+        .collect();
+    let elo = bradley_terry(names.len(), &counts);
+    Ok(elo.iter().map(|e| e - elo[0]).collect())
 }
 
 /// Refuse `rules` whose start has no legal move: every game would be over before it began,

@@ -30,7 +30,7 @@ use sowing_agents::features::{encode_input, input_len};
 use sowing_agents::matches::{self, BatchPlayer, Match, Pairing, Salts, Seat};
 use sowing_agents::puct::self_play::{SelfPlayConfig, play_dealt};
 use sowing_agents::puct::{BatchSearch, Linear, PuctConfig};
-use sowing_agents::stats::{PairCount, Rate, bradley_terry, rate_against};
+use sowing_agents::stats::{Rate, rate_against};
 use sowing_agents::{
     Agent, Evaluation, Evaluator, MAX_SOLVER_NODES, SOLVER_DEPTH, SOLVER_SEEDS, SOLVER_TABLE_BITS,
     Solver, Stop, from_spec, stream,
@@ -1003,39 +1003,21 @@ pub fn rate_round_robin(
     for name in &names {
         from_spec(name).map_err(|e| PyValueError::new_err(e.to_string()))?;
     }
-    let pairs: Vec<(usize, usize)> = (0..names.len())
-        .flat_map(|i| (i + 1..names.len()).map(move |j| (i, j)))
-        .collect();
     let failure = Arc::new(Failure::default());
-    let played = long_call::run(py, SEARCH_STACK, |stop| {
-        let m = Match {
-            rules,
-            seed,
-            salts: Salts::RATING,
-            opening_plies: opening,
-            pairings: pairs
-                .iter()
-                .map(|&(a, b)| Pairing {
-                    a,
-                    b,
-                    games: 0..games,
-                })
-                .collect(),
-            threads: threads as usize,
-            keep_records: false,
-        };
+    long_call::run(py, SEARCH_STACK, |stop| {
         let stopping = stopping_factory(&stop, &failure);
-        let mut seats = Seat::agents(&names, &stopping);
-        matches::play(&m, &mut seats, &mut |_| {})
+        matches::rate_round_robin(
+            &rules,
+            &names,
+            &stopping,
+            games,
+            seed,
+            opening,
+            threads as usize,
+            &mut |_| {},
+        )
     })?
-    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let counts: Vec<PairCount> = pairs
-        .iter()
-        .zip(&played.tallies)
-        .map(|(&(a, b), t)| t.pair_count(a, b))
-        .collect();
-    let elo = bradley_terry(names.len(), &counts);
-    Ok(elo.iter().map(|e| e - elo[0]).collect())
+    .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The Elo rating, and the half-width of its interval at normal quantile `z`, of a player with

@@ -10,7 +10,7 @@ use crate::az::puct::{BatchSearch, PuctConfig};
 use crate::matches::{self, BatchPlayer, Match, MatchError, Pairing, Salts, Seat, Tally};
 use crate::positions::ExactPosition;
 use crate::spec::from_spec;
-use crate::stats::{PairCount, bradley_terry, wilson_at};
+use crate::stats::wilson_at;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -189,59 +189,4 @@ pub fn network_accuracy(
         threads: 1,
     };
     accuracy::measure(&trial, &mut Seat::Batch(&mut network), progress)
-}
-
-/// Rate `names` by a round robin of `games` games per pair (each side of each opening of `opening`
-/// plies), anchored at `names[0]` = 0. `progress` hears the number of pairs finished.
-pub fn rate_round_robin(
-    rules: &Rules,
-    names: &[String],
-    games: u32,
-    seed: u64,
-    opening: u32,
-    threads: usize,
-    progress: &mut dyn FnMut(u32),
-) -> Result<Vec<f64>, MatchError> {
-    let pairs: Vec<(usize, usize)> = (0..names.len())
-        .flat_map(|i| (i + 1..names.len()).map(move |j| (i, j)))
-        .collect();
-    let m = Match {
-        rules: *rules,
-        seed,
-        salts: Salts::RATING,
-        opening_plies: opening,
-        pairings: pairs
-            .iter()
-            .map(|&(a, b)| Pairing {
-                a,
-                b,
-                games: 0..u64::from(games),
-            })
-            .collect(),
-        threads,
-        keep_records: false,
-    };
-    let mut seats: Vec<Seat> = names
-        .iter()
-        .map(|spec| Seat::Agent {
-            spec: spec.clone(),
-            factory: &from_spec,
-        })
-        .collect();
-    let mut left = vec![games; pairs.len()];
-    let mut finished = 0;
-    let played = matches::play(&m, &mut seats, &mut |g| {
-        left[g.pairing] -= 1;
-        if left[g.pairing] == 0 {
-            finished += 1;
-            progress(finished);
-        }
-    })?;
-    let counts: Vec<PairCount> = pairs
-        .iter()
-        .zip(&played.tallies)
-        .map(|(&(a, b), t)| t.pair_count(a, b))
-        .collect();
-    let elo = bradley_terry(names.len(), &counts);
-    Ok(elo.iter().map(|e| e - elo[0]).collect())
 }

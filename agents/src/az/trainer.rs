@@ -17,10 +17,12 @@ use crate::az::puct::self_play::{self, SELF_PLAY, SelfPlayConfig, stream};
 use crate::az::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::az::replay::{ReplayBuffer, Sample};
 use crate::evaluator::Evaluator;
+use crate::matches;
 use crate::memory::{self, MAX_THREADS};
 use crate::open_tables::shared_tablebase;
 use crate::perfect::TablebaseEvaluator;
 use crate::positions::PositionSet;
+use crate::spec::from_spec;
 use crate::stats::{Rate, rate_against};
 use crate::tablebase::Tablebase;
 use rand_chacha::ChaCha8Rng;
@@ -976,10 +978,11 @@ impl Trainer {
         let pairs = (names.len() * names.len().saturating_sub(1) / 2) as u32;
         progress(Progress::RatingBaselines(0, pairs));
         let seed = seed_from(stream(self.args.seed, EVALUATION, 0, u32::MAX));
-        let ratings = rating::rate_round_robin(
+        let ratings = matches::rate_round_robin(
             &self.rules,
             &names,
-            self.args.eval_games,
+            &from_spec,
+            u64::from(self.args.eval_games),
             seed,
             self.args.eval_opening,
             self.args.threads(),
