@@ -15,8 +15,9 @@
 use crate::result_search::ResultSearch;
 use crate::tablebase::Tablebase;
 pub use crate::wdl::Wdl;
+use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sowing_env::{ByPlayer, Player, Rules, State};
+use sowing_env::{ByPlayer, Player, Rules, State, random_action};
 use std::fmt;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -147,6 +148,29 @@ impl ExactPosition {
             moves,
             source,
         })
+    }
+
+    /// `count` endgames labelled by `table`: uniformly random games of its rules, each giving
+    /// its first position the table holds (games that end before reaching one give none). A
+    /// quick set of exact positions for tests and for trying a table; `sowing positions` makes
+    /// the sets that span the game.
+    pub fn first_in_random_games(
+        table: &Tablebase,
+        count: usize,
+        rng: &mut ChaCha8Rng,
+    ) -> Vec<ExactPosition> {
+        let mut positions = Vec::with_capacity(count);
+        while positions.len() < count {
+            let mut s = State::initial(table.rules());
+            while let Some(a) = random_action(&s, rng) {
+                s = s.play_unchecked(a);
+                if let Some(p) = ExactPosition::from_tablebase(&s, table) {
+                    positions.push(p);
+                    break;
+                }
+            }
+        }
+        positions
     }
 
     /// `state` labelled by a tablebase: every move's result and margin, or `None` when the table

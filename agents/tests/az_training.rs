@@ -13,7 +13,7 @@ use sowing_agents::az::{Args, IterationMetrics, Trainer, load_checkpoint};
 use sowing_agents::from_spec;
 use sowing_agents::positions::{ExactPosition, PositionSet};
 use sowing_agents::tablebase::{BuildOptions, Tablebase};
-use sowing_env::{Rules, State, random_action};
+use sowing_env::{Rules, State};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -76,18 +76,8 @@ fn endgames() -> &'static PositionSet {
     SET.get_or_init(|| {
         let rules = Rules::preset("en-dodoi-6").unwrap();
         let table = Tablebase::build(&rules, 10, &BuildOptions::default()).unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(2);
-        let mut positions = Vec::new();
-        while positions.len() < 120 {
-            let mut s = State::initial(&rules);
-            while let Some(a) = random_action(&s, &mut rng) {
-                s = s.play_unchecked(a);
-                if let Some(p) = ExactPosition::from_tablebase(&s, &table) {
-                    positions.push(p);
-                    break;
-                }
-            }
-        }
+        let positions =
+            ExactPosition::first_in_random_games(&table, 120, &mut ChaCha8Rng::seed_from_u64(2));
         PositionSet::new(rules, serde_json::json!(null), 0, positions)
     })
 }

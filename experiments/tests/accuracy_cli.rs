@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 use sowing_agents::positions::{ExactPosition, PositionSet};
 use sowing_agents::tablebase::{BuildOptions, Tablebase};
-use sowing_env::{Rules, State, random_action};
+use sowing_env::Rules;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -54,18 +54,8 @@ fn set() -> &'static PositionSet {
     SET.get_or_init(|| {
         let rules = Rules::preset("en-dodoi-6").unwrap();
         let table = Tablebase::build(&rules, 10, &BuildOptions::default()).unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let mut positions = Vec::new();
-        while positions.len() < 300 {
-            let mut s = State::initial(&rules);
-            while let Some(a) = random_action(&s, &mut rng) {
-                s = s.play_unchecked(a);
-                if let Some(p) = ExactPosition::from_tablebase(&s, &table) {
-                    positions.push(p);
-                    break;
-                }
-            }
-        }
+        let positions =
+            ExactPosition::first_in_random_games(&table, 300, &mut ChaCha8Rng::seed_from_u64(1));
         PositionSet::new(rules, serde_json::json!({"test": true}), 0, positions)
     })
 }

@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 use sowing_agents::positions::{ExactPosition, PositionSet};
 use sowing_agents::tablebase::{BuildOptions, Tablebase};
-use sowing_env::{Rules, State, random_action};
+use sowing_env::Rules;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -187,18 +187,8 @@ fn a_budget_too_small_reports_not_measured_never_zero() {
 fn commit_endgames(dir: &Path) -> PositionSet {
     let rules = Rules::preset("en-dodoi-6").unwrap();
     let table = Tablebase::build(&rules, 10, &BuildOptions::default()).unwrap();
-    let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let mut positions = Vec::new();
-    while positions.len() < 150 {
-        let mut s = State::initial(&rules);
-        while let Some(a) = random_action(&s, &mut rng) {
-            s = s.play_unchecked(a);
-            if let Some(p) = ExactPosition::from_tablebase(&s, &table) {
-                positions.push(p);
-                break;
-            }
-        }
-    }
+    let positions =
+        ExactPosition::first_in_random_games(&table, 150, &mut ChaCha8Rng::seed_from_u64(3));
     let set = PositionSet::new(rules, serde_json::json!(null), 0, positions);
     fs::create_dir_all(dir.join("data/positions")).unwrap();
     set.write(dir.join("data/positions/en-dodoi-6.jsonl"))
