@@ -2,26 +2,14 @@
 //! and their exit code), `solve`, `random --json`, `bench --json`, `variants`, and output into a
 //! closed pipe.
 
+mod common;
+
+use common::{sowing, stderr, stdout};
 use serde_json::Value;
 use sowing_env::{GameRecord, Outcome, Player, Rules};
 use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-
-fn sowing(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sowing"))
-        .args(args)
-        .output()
-        .expect("run sowing")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
+use std::process::{Command, Stdio};
 
 /// A file in the temporary directory, unique to this test process.
 fn temp_file(name: &str, contents: &str) -> PathBuf {

@@ -1,24 +1,11 @@
 //! The exact tools as a user runs them: `solve --tablebase` (and `--margin`) against the table
 //! of the whole game, `positions` (labels, dropped counts, refusals) and `solved`.
 
+mod common;
+
+use common::{sowing, stderr, stdout};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn sowing(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sowing"))
-        .args(args)
-        .output()
-        .expect("run sowing")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
 
 /// A path in the temporary directory, unique to this test process and `name`.
 fn temp(name: &str) -> PathBuf {

@@ -2,24 +2,11 @@
 //! positions (by moves or as a state's JSON), and the errors: no rules given, a table beyond
 //! memory, a position with more seeds than the table, a table of other rules, a damaged file.
 
+mod common;
+
+use common::{sowing, stderr, stdout};
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn sowing(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sowing"))
-        .args(args)
-        .output()
-        .expect("run sowing")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
 
 /// A path in the temporary directory, unique to this test process and `name`.
 fn temp(name: &str) -> PathBuf {

@@ -3,22 +3,14 @@
 //! signal. Output into a full disk, rules whose start has no legal move, and sizes from the
 //! command line, generated at random for every subcommand, are each tried here on the binary.
 
+mod common;
+
+use common::{sowing, stderr};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn sowing(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sowing"))
-        .args(args)
-        .output()
-        .expect("run sowing")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A file in the temporary directory, unique to this test process.
 fn temp_file(name: &str, contents: &str) -> PathBuf {
