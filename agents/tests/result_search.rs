@@ -4,38 +4,16 @@
 //! a stored answer that depended on a repetition would show), with a tiny table (collisions),
 //! and with a small tablebase at the leaves; and against the solver on endgames of en-dodoi-6.
 
+mod common;
+
+use common::{boards, rules};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::tablebase::{BuildOptions, Tablebase};
 use sowing_agents::{ResultSearch, Solver, Wdl};
-use sowing_env::{ByPlayer, Direction, Player, Rules, RulesSpec, State, Trigger};
+use sowing_env::{ByPlayer, Direction, Player, Rules, State, Trigger};
 use std::sync::Arc;
-
-fn rules(holes: u32, seeds: u32, change: impl FnOnce(&mut RulesSpec)) -> Rules {
-    let mut spec = Rules::preset("en-dodoi-6").unwrap().spec();
-    spec.holes = holes;
-    spec.seeds = seeds;
-    change(&mut spec);
-    Rules::new(spec).unwrap()
-}
-
-/// Every board of `ring` holes with exactly `seeds` seeds.
-fn boards(ring: usize, seeds: usize) -> Vec<Vec<u8>> {
-    if ring == 1 {
-        return vec![vec![seeds as u8]];
-    }
-    (0..=seeds)
-        .flat_map(|first| {
-            boards(ring - 1, seeds - first)
-                .into_iter()
-                .map(move |mut rest| {
-                    rest.insert(0, first as u8);
-                    rest
-                })
-        })
-        .collect()
-}
 
 /// Every game state of `rules` that is not over: each board, each split of the captured seeds,
 /// each player to move.

@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::boards;
 use common::endgames;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -20,29 +21,7 @@ const INF: i32 = 10_000;
 /// Rules of `holes` per row with room for `max_seeds` seeds on the board (seeds per hole do not
 /// change the game tree), changed by `change`.
 fn tiny(holes: u32, max_seeds: usize, change: impl FnOnce(&mut RulesSpec)) -> Rules {
-    let seeds = (max_seeds as u32).div_ceil(2 * holes).max(1);
-    let mut spec = Rules::preset("en-dodoi-6").unwrap().spec();
-    spec.holes = holes;
-    spec.seeds = seeds;
-    change(&mut spec);
-    Rules::new(spec).unwrap()
-}
-
-/// Every board of `ring` holes with exactly `seeds` seeds.
-fn boards(ring: usize, seeds: usize) -> Vec<Vec<u8>> {
-    if ring == 1 {
-        return vec![vec![seeds as u8]];
-    }
-    (0..=seeds)
-        .flat_map(|first| {
-            boards(ring - 1, seeds - first)
-                .into_iter()
-                .map(move |mut rest| {
-                    rest.insert(0, first as u8);
-                    rest
-                })
-        })
-        .collect()
+    common::rules(holes, (max_seeds as u32).div_ceil(2 * holes).max(1), change)
 }
 
 /// The position `cells` with `mover` to move, the seeds off the board captured by South.

@@ -2,6 +2,9 @@
 //! of the same rules (the truth), perfect play that converts every won position, the leaf
 //! evaluator, the `tb=FILE` spec option and its errors, and one table per process.
 
+mod common;
+
+use common::rules;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::tablebase::{BuildOptions, Probe, Tablebase};
@@ -9,20 +12,9 @@ use sowing_agents::{
     AlphaBeta, Budget, Evaluation, Evaluator, PerfectPlay, Solver, TablebaseEvaluator, WIN, Wdl,
     from_spec, perfect_moves, shared_tablebase,
 };
-use sowing_env::{
-    ByPlayer, Direction, MAX_HOLES, Outcome, Player, Rules, RulesSpec, State, Trigger,
-};
+use sowing_env::{ByPlayer, Direction, MAX_HOLES, Outcome, Player, Rules, State, Trigger};
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// Rules of `holes` per row and `seeds` per hole, changed by `change`.
-fn rules(holes: u32, seeds: u32, change: impl FnOnce(&mut RulesSpec)) -> Rules {
-    let mut spec = Rules::preset("en-dodoi-6").unwrap().spec();
-    spec.holes = holes;
-    spec.seeds = seeds;
-    change(&mut spec);
-    Rules::new(spec).unwrap()
-}
 
 fn table(rules: &Rules, max_seeds: u32) -> Arc<Tablebase> {
     Arc::new(Tablebase::build(rules, max_seeds, &BuildOptions::default()).unwrap())

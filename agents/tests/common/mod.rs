@@ -1,10 +1,10 @@
-//! Helpers shared by several test files: endgame positions of random games and, with the torch
-//! feature, the arguments of a tiny training run. Each test file uses only some of them.
+//! Helpers shared by several test files: small rule sets and all their boards, endgame positions
+//! of random games and, with the torch feature, the arguments of a tiny training run. Each test file uses only some of them.
 #![allow(dead_code)]
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sowing_env::{Rules, State, random_action};
+use sowing_env::{Rules, RulesSpec, State, random_action};
 use std::ops::RangeInclusive;
 
 /// `count` positions of random games of `variant` (stream `seed`), each the first of its game with
@@ -62,4 +62,30 @@ pub fn tiny_args(out: &std::path::Path) -> sowing_agents::az::Args {
         "1",
     ])
     .args
+}
+
+/// En-dodoi-6's rules with `holes` per row and `seeds` per hole, changed by `change`.
+pub fn rules(holes: u32, seeds: u32, change: impl FnOnce(&mut RulesSpec)) -> Rules {
+    let mut spec = Rules::preset("en-dodoi-6").unwrap().spec();
+    spec.holes = holes;
+    spec.seeds = seeds;
+    change(&mut spec);
+    Rules::new(spec).unwrap()
+}
+
+/// Every board of `ring` holes with exactly `seeds` seeds.
+pub fn boards(ring: usize, seeds: usize) -> Vec<Vec<u8>> {
+    if ring == 1 {
+        return vec![vec![seeds as u8]];
+    }
+    (0..=seeds)
+        .flat_map(|first| {
+            boards(ring - 1, seeds - first)
+                .into_iter()
+                .map(move |mut rest| {
+                    rest.insert(0, first as u8);
+                    rest
+                })
+        })
+        .collect()
 }
