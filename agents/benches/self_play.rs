@@ -59,6 +59,7 @@ fn round(
         opening_plies: 4,
         value_mix: 0.5,
         lookahead: true,
+        gumbel: None,
     };
     // Copies made before the clock starts, as the trainer's are a negligible part of its
     // iteration.

@@ -9,7 +9,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::az::checkpoint::{self, TRAINER};
 use sowing_agents::az::trainer::TrainMeta;
-use sowing_agents::az::{Args, IterationMetrics, Trainer, load_checkpoint};
+use sowing_agents::az::{Args, IterationMetrics, RootSearch, Trainer, load_checkpoint};
 use sowing_agents::from_spec;
 use sowing_agents::positions::{ExactPosition, PositionSet};
 use sowing_agents::tablebase::{BuildOptions, Tablebase};
@@ -425,6 +425,44 @@ fn self_play_openings_vary_the_start_and_keep_runs_reproducible() {
         (c.history()[0].positions, c.history()[0].policy_loss)
     );
     for dir in [a_dir, b_dir, c_dir] {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_gumbel_root_run_resumes_exactly_and_keeps_its_root() {
+    let gumbel = |dir: &Path, iterations| {
+        let mut args = tiny(dir, iterations);
+        args.root = RootSearch::Gumbel;
+        args.considered = 4;
+        args
+    };
+    let straight_dir = scratch("gumbel-straight");
+    let straight = train(gumbel(&straight_dir, 2));
+    // The same run with PUCT's root learns from other targets.
+    let puct_dir = scratch("gumbel-puct");
+    let puct = train(tiny(&puct_dir, 2));
+    assert_ne!(
+        straight.history()[0].policy_loss,
+        puct.history()[0].policy_loss
+    );
+
+    let split_dir = scratch("gumbel-split");
+    drop(train(gumbel(&split_dir, 1)));
+    // The budget alone is given again (with PUCT's defaults): the root comes from the checkpoint.
+    let mut budget = tiny(&split_dir, 2);
+    budget.resume = Some(split_dir.clone());
+    let mut resumed = Trainer::resume(&split_dir, &budget).expect("the run resumes");
+    resumed
+        .iterate(&mut |_| {})
+        .expect("the resumed iteration runs");
+    let (a, b) = (&straight.history()[1], &resumed.history()[1]);
+    assert_eq!(a.positions, b.positions);
+    assert_eq!(a.policy_loss, b.policy_loss);
+    let meta: TrainMeta = checkpoint::read_meta(&checkpoint::iteration_dir(&split_dir, 2)).unwrap();
+    assert_eq!(meta.args.root, RootSearch::Gumbel);
+    assert_eq!(meta.args.considered, 4);
+    for dir in [straight_dir, puct_dir, split_dir] {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

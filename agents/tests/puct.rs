@@ -1,13 +1,13 @@
 //! The batched PUCT search and self-play without libtorch: leaves valued by a function that may
 //! fail, a linear evaluator, and self-play samples reproducible whatever the batch or the workers.
 
-use rand::{Rng, SeedableRng};
+use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::features::{encode_input, input_len};
 use sowing_agents::puct::self_play::{self, Sample, SelfPlayConfig};
-use sowing_agents::puct::{BatchSearch, Linear, PuctConfig};
-use sowing_agents::{Evaluation, Evaluator};
-use sowing_env::{Player, Rules, State};
+use sowing_agents::puct::{BatchSearch, GumbelConfig, Linear, PuctConfig};
+use sowing_agents::{Evaluation, Evaluator, Rollout};
+use sowing_env::{Outcome, Player, Rules, State};
 use std::sync::atomic::AtomicU32;
 use std::time::{Duration, Instant};
 
@@ -157,17 +157,31 @@ fn config(simulations: u32) -> SelfPlayConfig {
         opening_plies: 4,
         value_mix: 0.0,
         lookahead: true,
+        gumbel: None,
+    }
+}
+
+/// The same self-play with Gumbel AlphaZero's root.
+fn gumbel_config(simulations: u32) -> SelfPlayConfig {
+    SelfPlayConfig {
+        gumbel: Some(GumbelConfig::default()),
+        ..config(simulations)
     }
 }
 
 /// Self-play of games `games` with the linear evaluator, `slots` at a time.
 fn play(games: &[u32], slots: u32, seed: u64) -> self_play::Played {
+    play_with(&config(16), games, slots, seed)
+}
+
+/// [`play`] with another configuration.
+fn play_with(config: &SelfPlayConfig, games: &[u32], slots: u32, seed: u64) -> self_play::Played {
     let mut eval = linear(6, 2);
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     let finished = AtomicU32::new(0);
     let played = self_play::play_games(
         &rules(),
-        &config(16),
+        config,
         seed,
         1,
         games,
@@ -313,4 +327,98 @@ fn dealt_self_play_joins_the_workers_in_order_and_stops_at_the_first_error() {
         &mut |_| {},
     );
     assert_eq!(failed, Err(1));
+}
+
+#[test]
+fn gumbel_self_play_is_reproducible_and_teaches_the_improved_policy() {
+    let cfg = gumbel_config(16);
+    let games: Vec<u32> = (0..6).collect();
+    let together = play_with(&cfg, &games, 6, 5);
+    let fewer = play_with(&cfg, &games, 2, 5);
+    assert_eq!(sorted(together.samples.clone()), sorted(fewer.samples));
+    assert_ne!(play_with(&cfg, &games, 6, 6).samples, together.samples);
+    let n = 6;
+    let mut not_visit_shares = 0;
+    for s in &together.samples {
+        let legal = &s.input[s.input.len() - n..];
+        assert!((s.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        for (&mask, &p) in legal.iter().zip(&s.policy) {
+            assert!(mask == 1.0 || p == 0.0, "policy on an illegal action");
+            assert!(
+                mask == 0.0 || p > 0.0,
+                "the improved policy keeps every legal move"
+            );
+        }
+        // Visit shares of 15 simulations are multiples of 1/15; the improved policy is not.
+        if s.policy
+            .iter()
+            .any(|&p| ((p * 15.0) - (p * 15.0).round()).abs() > 1e-3)
+        {
+            not_visit_shares += 1;
+        }
+    }
+    assert!(not_visit_shares > together.samples.len() / 2);
+    // The same games with PUCT's visit counts are other games.
+    assert_ne!(
+        play_with(&config(16), &games, 6, 5).samples,
+        together.samples
+    );
+}
+
+#[test]
+fn a_gumbel_root_plays_the_move_that_wins_at_once() {
+    // Positions from random games where one move ends the game won and the mover has not yet
+    // taken half the seeds (so the other moves may lose); rollouts value the rest. Sequential
+    // halving visits every move first, and a won child is worth 1 on every visit, so the halving
+    // keeps it to the end and the improved policy puts it first.
+    let rules = rules();
+    let total = rules.total_seeds();
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let (mut found, mut played_win) = (0, 0);
+    let mut search = BatchSearch::new();
+    let mut eval_rng = ChaCha8Rng::seed_from_u64(1);
+    let winning = |s: &State, a: usize| s.play(a).unwrap().outcome() == Outcome::Won(s.to_move());
+    while found < 40 {
+        let mut state = State::initial(&rules);
+        while !state.is_over() {
+            let actions: Vec<usize> = state.legal_actions().collect();
+            let wins = actions.iter().filter(|&&a| winning(&state, a)).count();
+            let taken = usize::from(state.captured(state.to_move()));
+            if wins > 0 && wins < actions.len() && 2 * taken < total {
+                found += 1;
+                let mut rngs = [ChaCha8Rng::seed_from_u64(found)];
+                let result = search
+                    .try_search_gumbel(
+                        &[state],
+                        &puct(32, 0.0),
+                        &GumbelConfig::default(),
+                        &mut rngs,
+                        |s: &[State], out: &mut [Evaluation]| {
+                            Rollout.evaluate_batch(s, &mut eval_rng, out);
+                            Ok::<(), ()>(())
+                        },
+                    )
+                    .unwrap()[0];
+                assert_eq!(result.search.visits.iter().sum::<u32>(), 31);
+                // Every legal move was tried.
+                assert!(actions.iter().all(|&a| result.search.visits[a] > 0));
+                // The target's favourite wins at once, or the rollouts found it as sure.
+                let won = actions.iter().filter(|&&a| winning(&state, a));
+                let best_win = won.map(|&a| result.policy[a]).fold(0.0, f32::max);
+                let top = actions
+                    .iter()
+                    .map(|&a| result.policy[a])
+                    .fold(0.0, f32::max);
+                assert!(best_win >= top * 0.999, "{state:?}: {result:?}");
+                // The move played is the Gumbel draw's among the last ones in play: a winning
+                // one, unless the draw outweighs a small difference of value (exploration).
+                let as_good = result.policy[result.action] >= best_win * 0.999;
+                played_win += usize::from(winning(&state, result.action) || as_good);
+                break;
+            }
+            let pick = actions[rng.random_range(0..actions.len())];
+            state = state.play(pick).unwrap();
+        }
+    }
+    assert!(played_win >= 36, "{played_win} of 40");
 }

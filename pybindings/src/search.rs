@@ -29,7 +29,7 @@ use rand_chacha::ChaCha8Rng;
 use sowing_agents::features::{encode_input, input_len};
 use sowing_agents::matches::{self, BatchPlayer, Match, Pairing, Salts, Seat};
 use sowing_agents::puct::self_play::{SelfPlayConfig, play_dealt};
-use sowing_agents::puct::{BatchSearch, Linear, PuctConfig};
+use sowing_agents::puct::{BatchSearch, GumbelConfig, Linear, PuctConfig};
 use sowing_agents::stats::{Rate, rate_against};
 use sowing_agents::{
     Agent, Evaluation, Evaluator, MAX_SOLVER_NODES, SOLVER_DEPTH, SOLVER_SEEDS, SOLVER_TABLE_BITS,
@@ -564,7 +564,7 @@ type SampleArrays<'py> = (
 #[pyo3(signature = (
     variant, evaluate, games, first_game, seed, iteration, simulations, c_puct,
     dirichlet_alpha, noise_fraction, temperature_plies, opening_plies, value_mix,
-    parallel_games, threads, lookahead
+    parallel_games, threads, lookahead, root, considered
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn self_play<'py>(
@@ -585,6 +585,8 @@ pub fn self_play<'py>(
     parallel_games: &Bound<'py, PyAny>,
     threads: &Bound<'py, PyAny>,
     lookahead: bool,
+    root: &str,
+    considered: &Bound<'py, PyAny>,
 ) -> PyResult<SampleArrays<'py>> {
     let rules = rules_arg(variant)?;
     let valuer = Valuer::from_arg(evaluate)?;
@@ -616,6 +618,19 @@ pub fn self_play<'py>(
     let parallel_games =
         args::int_in(parallel_games, "parallel_games", 1, MAX_GAMES, "1 to 2**20")? as u32;
     let threads = args::int_in(threads, "threads", 1, MAX_THREADS, "1 to 256")? as u32;
+    let considered = args::int_in(considered, "considered", 1, 64, "1 to 64")? as u32;
+    let gumbel = match root {
+        "puct" => None,
+        "gumbel" => Some(GumbelConfig {
+            considered,
+            ..GumbelConfig::default()
+        }),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "root must be 'puct' or 'gumbel', got {other:?}"
+            )));
+        }
+    };
     let holes = rules.holes();
     valuer.check(holes, lookahead)?;
     check_tree_memory(parallel_games as usize, puct.simulations)?;
@@ -631,6 +646,7 @@ pub fn self_play<'py>(
         opening_plies,
         value_mix,
         lookahead,
+        gumbel,
     };
     let failure = Failure::default();
     let played = long_call::run(py, SEARCH_STACK, |stop| {

@@ -304,6 +304,25 @@ def test_self_play_games_do_not_depend_on_the_batch_or_the_workers():
     assert one.south_wins == two.south_wins
 
 
+def test_gumbel_self_play_teaches_the_improved_policy():
+    def run(seed, **kw):
+        return self_play(
+            "en-dodoi-6", linear_numpy, games=8, simulations=16, seed=seed, root="gumbel", **kw
+        )
+
+    a, b = run(1), run(1)
+    assert np.array_equal(a.policy, b.policy) and np.array_equal(a.value, b.value)
+    assert np.allclose(a.policy.sum(axis=1), 1, atol=1e-5)
+    assert (a.policy[~a.mask] == 0).all() and (a.policy[a.mask] > 0).all()
+    # Visit shares of 15 simulations are multiples of 1/15; the improved policy mostly is not.
+    off_grid = np.abs(a.policy * 15 - np.round(a.policy * 15)) > 1e-3
+    assert off_grid.any(axis=1).mean() > 0.5
+    with pytest.raises(ValueError, match="root must be 'puct' or 'gumbel'"):
+        self_play("en-dodoi-6", linear_numpy, games=1, root="alphazero")
+    with pytest.raises(ValueError, match="considered"):
+        run(1, considered=0)
+
+
 def test_value_targets_mix_the_result_and_the_search():
     pure = self_play("en-dodoi-6", linear_numpy, games=6, simulations=8, value_mix=0.0)
     assert set(np.unique(pure.value)) <= {-1.0, 0.0, 1.0}

@@ -26,4 +26,4 @@ pub use agent::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
 pub use checkpoint::{LoadedNet, load_checkpoint};
 pub use network::{NetConfig, PolicyValueNet};
 pub use puct::{BatchSearch, PuctConfig, SearchResult};
-pub use trainer::{Args, IterationMetrics, Progress, TrainError, Trainer};
+pub use trainer::{Args, IterationMetrics, Progress, RootSearch, TrainError, Trainer};

@@ -12,8 +12,8 @@ use crate::az::checkpoint::{
     self, CheckpointError, FileDigest, Meta, RunLock, SAFETENSORS, TRAINER, WEIGHTS,
 };
 use crate::az::network::{NetConfig, PolicyValueNet};
-use crate::az::puct::PuctConfig;
 use crate::az::puct::self_play::{self, SELF_PLAY, SelfPlayConfig, stream};
+use crate::az::puct::{GumbelConfig, PuctConfig};
 use crate::az::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::az::replay::{ReplayBuffer, Sample};
 use crate::evaluator::Evaluator;
@@ -92,6 +92,18 @@ pub struct Args {
     /// PUCT simulations per self-play move.
     #[arg(long, default_value_t = 64)]
     pub simulations: u32,
+    /// How self-play searches the root. `puct`: AlphaZero's (Dirichlet noise, moves drawn by
+    /// visits for --temperature-plies, visit counts as the policy target). `gumbel`: Gumbel
+    /// AlphaZero's (actions sampled by Gumbel-top-k, simulations shared by sequential halving,
+    /// the halving's winner played, the improved policy softmax(logits + sigma(completed Q)) as
+    /// the target; no Dirichlet noise or temperature).
+    #[arg(long, value_enum, default_value_t = RootSearch::Puct)]
+    #[serde(default)]
+    pub root: RootSearch,
+    /// With `--root gumbel`: the most actions sequential halving considers.
+    #[arg(long, default_value_t = 16)]
+    #[serde(default = "sixteen")]
+    pub considered: u32,
     /// Self-play games per iteration.
     #[arg(long, default_value_t = 256)]
     pub games_per_iteration: u32,
@@ -222,6 +234,13 @@ impl Args {
             .collect()
     }
 
+    fn gumbel(&self) -> Option<GumbelConfig> {
+        (self.root == RootSearch::Gumbel).then(|| GumbelConfig {
+            considered: self.considered,
+            ..GumbelConfig::default()
+        })
+    }
+
     fn puct(&self, simulations: u32) -> PuctConfig {
         PuctConfig {
             simulations,
@@ -250,6 +269,9 @@ impl Args {
         }
         if self.simulations == 0 || self.eval_simulations == 0 {
             return bad("simulations and --eval-simulations", "at least 1");
+        }
+        if self.considered == 0 || self.considered > 64 {
+            return bad("considered", "between 1 and 64");
         }
         if self.eval_every == 0 {
             return bad("eval-every", "at least 1");
@@ -396,6 +418,23 @@ fn positions_digest(path: &Path) -> Result<FileDigest, TrainError> {
 /// The default of a setting that older checkpoints lack.
 fn one() -> u32 {
     1
+}
+
+/// The default `--considered` (runs begun before `--root` existed searched with PUCT, which does
+/// not read it).
+fn sixteen() -> u32 {
+    16
+}
+
+/// How self-play searches the root (`--root`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootSearch {
+    /// AlphaZero's PUCT with Dirichlet noise; visit counts as the policy target.
+    #[default]
+    Puct,
+    /// Gumbel AlphaZero's sequential halving; the improved policy as the target.
+    Gumbel,
 }
 
 /// The `--keep-last` of runs begun before checkpoints were pruned: they keep every folder, so
@@ -853,6 +892,7 @@ impl Trainer {
             opening_plies: self.args.opening_plies,
             value_mix: self.args.value_mix,
             lookahead: self.args.lookahead,
+            gumbel: self.args.gumbel(),
         }
     }
 

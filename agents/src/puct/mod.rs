@@ -13,13 +13,19 @@
 //! 57% wins (400 games from random openings).
 //!
 //! - [`self_play`]: self-play games with the search, their positions as training samples.
+//! - [`gumbel`]: Gumbel AlphaZero's root for self-play ([`BatchSearch::try_search_gumbel`]):
+//!   sequential halving over Gumbel-sampled actions, and the improved policy as the target.
 //! - [`Linear`]: a linear policy and value over the network input, the simplest learned
 //!   evaluator.
 
+pub mod gumbel;
 mod linear;
 pub mod self_play;
 
+pub use gumbel::GumbelConfig;
 pub use linear::Linear;
+
+use gumbel::{RootChildren, gumbel_from_uniform, halving_schedule};
 
 use crate::evaluator::{Evaluation, Evaluator};
 use rand::RngExt;
@@ -124,6 +130,19 @@ struct Node {
     children: u8,
 }
 
+/// What a Gumbel root search found: the search's counts, the action it plays and the
+/// improved policy it teaches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GumbelResult {
+    /// Visits, priors (without noise: the Gumbel draws are the root's exploration) and value.
+    pub search: SearchResult,
+    /// The winner of the sequential halving, the move self-play makes.
+    pub action: usize,
+    /// `softmax(logits + sigma(completed Q))` over the actions (relative to the mover): the
+    /// policy target.
+    pub policy: [f32; MAX_HOLES],
+}
+
 /// One search tree, reused from move to move to keep its allocation.
 #[derive(Debug, Default)]
 struct Tree {
@@ -131,6 +150,10 @@ struct Tree {
     /// Where [`Tree::reroot`] copies the kept subtree; the two buffers swap, so keeping a
     /// tree allocates nothing once both have grown.
     spare: Vec<Node>,
+    /// The network's value of the root, for its mover (the Gumbel root's mixed value).
+    root_value: f32,
+    /// The Gumbel draw of each root child, in child order (a Gumbel root search only).
+    gumbel: [f32; MAX_HOLES],
 }
 
 impl Tree {
@@ -203,7 +226,78 @@ impl Tree {
 
     /// Walk down by PUCT to a node not yet expanded (a leaf to evaluate, or a finished game).
     fn select(&mut self, c_puct: f32) -> u32 {
-        let mut id = 0u32;
+        self.select_from(0, c_puct)
+    }
+
+    /// [`Tree::select`] with the root's child chosen by the Gumbel root's sequential halving
+    /// (`schedules[m]` for `m` considered actions).
+    fn select_gumbel(&mut self, c_puct: f32, schedules: &[Vec<u32>], config: &GumbelConfig) -> u32 {
+        let root = self.nodes[0];
+        if root.first_child == NO_CHILDREN {
+            return 0;
+        }
+        let n = usize::from(root.children);
+        let (priors, visits, q) = self.root_children();
+        let children = RootChildren {
+            priors: &priors[..n],
+            visits: &visits[..n],
+            q: &q[..n],
+            root_value: self.root_value,
+        };
+        let considered = (config.considered as usize).clamp(1, n);
+        let c = children.select(&self.gumbel[..n], &schedules[considered], config);
+        let child = root.first_child + c as u32;
+        self.enter(0, child);
+        self.select_from(child, c_puct)
+    }
+
+    /// The root's children in child order: priors, visits and mean values for the root's mover.
+    fn root_children(&self) -> ([f32; MAX_HOLES], [u32; MAX_HOLES], [f32; MAX_HOLES]) {
+        let root = &self.nodes[0];
+        let (mut priors, mut visits, mut q) = ([0.0; MAX_HOLES], [0; MAX_HOLES], [0.0; MAX_HOLES]);
+        for k in 0..usize::from(root.children) {
+            let child = &self.nodes[root.first_child as usize + k];
+            priors[k] = child.prior;
+            visits[k] = child.visits;
+            q[k] = -child.value_sum / child.visits.max(1) as f32;
+        }
+        (priors, visits, q)
+    }
+
+    /// The Gumbel root's move and policy target, with `search` its counts.
+    fn gumbel_result(&self, search: SearchResult, config: &GumbelConfig) -> GumbelResult {
+        let root = &self.nodes[0];
+        let n = usize::from(root.children);
+        let (priors, visits, q) = self.root_children();
+        let children = RootChildren {
+            priors: &priors[..n],
+            visits: &visits[..n],
+            q: &q[..n],
+            root_value: self.root_value,
+        };
+        let action_of = |c: usize| usize::from(self.nodes[root.first_child as usize + c].action);
+        let mut policy = [0.0f32; MAX_HOLES];
+        for (c, p) in children.improved_policy(config)[..n].iter().enumerate() {
+            policy[action_of(c)] = *p;
+        }
+        GumbelResult {
+            search,
+            action: action_of(children.winner(&self.gumbel[..n], config)),
+            policy,
+        }
+    }
+
+    /// Give a child its state when it is first chosen (until then it holds its parent's).
+    fn enter(&mut self, parent: u32, child: u32) {
+        let state = self.nodes[parent as usize].state;
+        let node = &mut self.nodes[child as usize];
+        if node.visits == 0 && node.first_child == NO_CHILDREN {
+            node.state = state.play_unchecked(usize::from(node.action));
+        }
+    }
+
+    /// Walk down by PUCT from `id`.
+    fn select_from(&mut self, mut id: u32, c_puct: f32) -> u32 {
         loop {
             let node = self.nodes[id as usize];
             if node.first_child == NO_CHILDREN {
@@ -231,10 +325,7 @@ impl Tree {
                     best = c;
                 }
             }
-            let child = &mut self.nodes[best as usize];
-            if child.visits == 0 && child.first_child == NO_CHILDREN {
-                child.state = node.state.play_unchecked(usize::from(child.action));
-            }
+            self.enter(id, best);
             id = best;
         }
     }
@@ -315,6 +406,12 @@ pub struct BatchSearch {
     /// The tree each root of the current search is searched in.
     slots: Vec<usize>,
     evaluations: Vec<Evaluation>,
+    /// Set while a Gumbel root search runs.
+    gumbel: Option<GumbelConfig>,
+    /// Sequential halving's schedule for each number of considered actions (index), for
+    /// `schedule_budget` simulations below the root.
+    schedules: Vec<Vec<u32>>,
+    schedule_budget: usize,
 }
 
 impl BatchSearch {
@@ -371,6 +468,37 @@ impl BatchSearch {
         self.slots.clear();
         self.slots.extend(0..roots.len());
         self.search_slots(roots, config, rngs, evaluate, false, None)
+    }
+
+    /// [`BatchSearch::try_search`] with Gumbel AlphaZero's root: each root's children are
+    /// sampled by Gumbel-top-k (from `rngs[i]`), its simulations shared among them by sequential
+    /// halving, and the result holds the halving's winner and the improved policy. Below the
+    /// root the search is PUCT with `config.c_puct`; `config`'s Dirichlet noise is not used.
+    pub fn try_search_gumbel<X>(
+        &mut self,
+        roots: &[State],
+        config: &PuctConfig,
+        gumbel: &GumbelConfig,
+        rngs: &mut [ChaCha8Rng],
+        evaluate: impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
+    ) -> Result<Vec<GumbelResult>, X> {
+        let budget = config.simulations.max(1) as usize - 1;
+        if self.schedules.is_empty() || self.schedule_budget != budget {
+            self.schedules = (0..=MAX_HOLES)
+                .map(|m| halving_schedule(m, budget))
+                .collect();
+            self.schedule_budget = budget;
+        }
+        self.slots.clear();
+        self.slots.extend(0..roots.len());
+        self.gumbel = Some(*gumbel);
+        let searched = self.search_slots(roots, config, rngs, evaluate, false, None);
+        self.gumbel = None;
+        Ok(searched?
+            .into_iter()
+            .zip(&self.trees)
+            .map(|(search, tree)| tree.gumbel_result(search, gumbel))
+            .collect())
     }
 
     /// [`BatchSearch::search_continuing`] with a fallible `evaluate`, as in
@@ -458,6 +586,14 @@ impl BatchSearch {
                 tree.reset(*root);
             }
         }
+        if self.gumbel.is_some() {
+            for (&t, (root, rng)) in self.slots.iter().zip(roots.iter().zip(rngs.iter_mut())) {
+                let tree = &mut self.trees[t];
+                for (k, _) in root.legal_actions().enumerate() {
+                    tree.gumbel[k] = gumbel_from_uniform(rng.random());
+                }
+            }
+        }
         let neutral = Evaluation {
             priors: [0.0; MAX_HOLES],
             value: 0.0,
@@ -470,7 +606,10 @@ impl BatchSearch {
             self.pending_states.clear();
             for (i, &t) in self.slots.iter().enumerate() {
                 let tree = &mut self.trees[t];
-                let leaf = tree.select(config.c_puct);
+                let leaf = match &self.gumbel {
+                    Some(gumbel) => tree.select_gumbel(config.c_puct, &self.schedules, gumbel),
+                    None => tree.select(config.c_puct),
+                };
                 let state = tree.nodes[leaf as usize].state;
                 if state.is_over() {
                     tree.backup(leaf, final_value(&state));
@@ -494,10 +633,13 @@ impl BatchSearch {
             }
             for (&(i, leaf), eval) in self.pending.iter().zip(&self.evaluations) {
                 let mut priors = eval.priors;
-                if sim == 0 && leaf == 0 && config.noise_fraction > 0.0 {
+                let tree = &mut self.trees[self.slots[i]];
+                if leaf == 0 {
+                    tree.root_value = eval.value;
+                }
+                if sim == 0 && leaf == 0 && config.noise_fraction > 0.0 && self.gumbel.is_none() {
                     add_dirichlet_noise(&mut priors, roots[i].legal_mask(), config, &mut rngs[i]);
                 }
-                let tree = &mut self.trees[self.slots[i]];
                 tree.expand(leaf, &priors);
                 tree.backup(leaf, eval.value);
             }

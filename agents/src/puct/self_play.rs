@@ -7,7 +7,7 @@
 //! [`stream`]`(seed, SELF_PLAY, i, g)`, so a game does not depend on the games it shares a
 //! batch with, nor on the worker that plays it.
 
-use super::{BatchSearch, PuctConfig};
+use super::{BatchSearch, GumbelConfig, PuctConfig, SearchResult};
 use crate::evaluator::Evaluation;
 use crate::features::{encode_input, input_len};
 use crate::streams;
@@ -45,6 +45,10 @@ pub struct SelfPlayConfig {
     pub value_mix: f32,
     /// Whether the samples' inputs hold the look-ahead features.
     pub lookahead: bool,
+    /// Search the root as Gumbel AlphaZero does ([`BatchSearch::try_search_gumbel`]): play the
+    /// halving's winner and teach the improved policy. `None`: PUCT with root noise, moves by
+    /// visits (drawn for `temperature_plies`, then the most visited), visits as the target.
+    pub gumbel: Option<GumbelConfig>,
 }
 
 /// One searched position of a finished game.
@@ -68,6 +72,9 @@ pub struct Played {
     /// Games South won.
     pub south_wins: u32,
 }
+
+/// The move a Gumbel root chose, and its policy target over the `n` actions.
+type Chosen = (usize, Vec<f32>);
 
 /// One game in progress.
 struct Game {
@@ -110,24 +117,41 @@ pub fn play_games<X>(
     while !active.is_empty() {
         let roots: Vec<State> = active.iter().map(|g| g.state).collect();
         let mut rngs: Vec<ChaCha8Rng> = active.iter().map(|g| g.rng.clone()).collect();
-        let results = search.try_search(&roots, &config.puct, &mut rngs, &mut evaluate)?;
+        let results: Vec<(SearchResult, Option<Chosen>)> = match &config.gumbel {
+            Some(gumbel) => search
+                .try_search_gumbel(&roots, &config.puct, gumbel, &mut rngs, &mut evaluate)?
+                .into_iter()
+                .map(|r| (r.search, Some((r.action, r.policy[..n].to_vec()))))
+                .collect(),
+            None => search
+                .try_search(&roots, &config.puct, &mut rngs, &mut evaluate)?
+                .into_iter()
+                .map(|r| (r, None))
+                .collect(),
+        };
         let mut done = Vec::new();
-        for (i, (game, result)) in active.iter_mut().zip(&results).enumerate() {
+        for (i, (game, (result, gumbel))) in active.iter_mut().zip(results).enumerate() {
             game.rng = rngs[i].clone();
             let mut input = vec![0.0f32; len];
             encode_input(&game.state, config.lookahead, &mut input);
-            let visits: u32 = result.visits.iter().sum();
-            let policy: Vec<f32> = result.visits[..n]
-                .iter()
-                .map(|&v| v as f32 / visits.max(1) as f32)
-                .collect();
+            let (action, policy) = match gumbel {
+                Some(chosen) => chosen,
+                None => {
+                    let visits: u32 = result.visits.iter().sum();
+                    let policy: Vec<f32> = result.visits[..n]
+                        .iter()
+                        .map(|&v| v as f32 / visits.max(1) as f32)
+                        .collect();
+                    let action = if game.state.ply() < config.temperature_plies {
+                        result.sample_action(&mut game.rng)
+                    } else {
+                        result.best_action()
+                    };
+                    (action, policy)
+                }
+            };
             game.positions
                 .push((input, policy, result.value, game.state.to_move()));
-            let action = if game.state.ply() < config.temperature_plies {
-                result.sample_action(&mut game.rng)
-            } else {
-                result.best_action()
-            };
             game.state = game.state.play_unchecked(action);
             if !game.state.is_over() {
                 continue;

@@ -357,6 +357,8 @@ def self_play(
     parallel_games: int,
     threads: int,
     lookahead: bool,
+    root: str,
+    considered: int,
 ) -> tuple[
     npt.NDArray[np.float32],
     npt.NDArray[np.bool_],

@@ -198,6 +198,8 @@ def self_play(
     parallel_games: int = 128,
     threads: int = 1,
     lookahead: bool = True,
+    root: str = "puct",
+    considered: int = 16,
 ) -> Samples:
     """Play ``games`` self-play games of ``variant`` (a preset name or ``sowing.Rules``), numbered
     from ``first_game``, as ``sowing train`` does: each from a random opening of 0 to ``opening_plies`` plies, every move
@@ -208,6 +210,12 @@ def self_play(
     actors of ``sowing.ray`` play disjoint ranges of numbers), as far as ``evaluate`` gives each
     leaf the same numbers whatever the batch around it: a Rust evaluator does, while numpy and
     PyTorch may round a product differently in a batch of another size.
+
+    ``root="gumbel"`` searches the root as Gumbel AlphaZero does (``sowing train --root
+    gumbel``): the ``considered`` best actions by logit plus a Gumbel draw share the simulations
+    by sequential halving, the winner is played, and ``policy`` is the improved policy
+    ``softmax(logits + sigma(completed Q))`` rather than the visit shares; no Dirichlet noise or
+    temperature.
 
     ``threads`` workers (game ``g`` to worker ``g % threads``, each with ``parallel_games /
     threads`` games) call ``evaluate`` from their own threads, so it must be thread-safe
@@ -230,6 +238,8 @@ def self_play(
         parallel_games,
         threads,
         bool(lookahead),
+        root,
+        considered,
     )
     return Samples(observation, mask, policy, value, player, int(games), int(south_wins))
 
