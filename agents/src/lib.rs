@@ -29,6 +29,7 @@ pub mod positions;
 pub mod puct;
 mod random;
 mod result_search;
+pub mod review;
 pub mod series;
 mod solver;
 mod spec;

@@ -12,6 +12,7 @@ mod plot;
 mod positions;
 mod random;
 mod replay;
+mod review;
 mod select;
 mod series;
 mod solve;
@@ -62,6 +63,10 @@ enum Command {
     /// Accuracy against exact positions: how often each agent keeps the result and the best
     /// margin, by phase.
     Accuracy(accuracy::Args),
+    /// Where an arena's games were decided: every move of its records labelled against perfect
+    /// play; per agent its score, the score the openings give, and the moves that gave a result
+    /// away.
+    Review(review::Args),
     /// Compare variants: game shape, balance, skill depth, search sensitivity, learnability.
     Compare(compare::Args),
     /// Train a policy-value network by self-play (AlphaZero-style PUCT, tch).
@@ -94,6 +99,7 @@ fn main() -> ExitCode {
         Command::Positions(args) => positions::run(args),
         Command::Solved(args) => solved::run(args),
         Command::Accuracy(args) => accuracy::run(args),
+        Command::Review(args) => review::run(args),
     };
     // What a last line without its end left in the buffer is written now, where a failure can
     // still be reported.

@@ -307,7 +307,21 @@ fn generated_numbers_for_every_flag_never_crash_a_command() {
             [&["accuracy", "--agents", "random"][..], &six].concat(),
             vec![("--positions", "5"), ("--seed", "0"), ("--threads", "1")],
         ),
+        (
+            vec!["review", "--records", "records"],
+            vec![
+                ("--opening", "2"),
+                ("--nodes", "1000"),
+                ("--threads", "1"),
+                ("--table-bits", "12"),
+            ],
+        ),
     ];
+    // One game for `review` to read.
+    std::fs::create_dir_all(dir.join("records")).unwrap();
+    let rules = sowing_env::Rules::preset("en-dodoi-6").unwrap();
+    let game = sowing_env::GameRecord::from_moves(&rules, &[2, 0, 3, 1, 4, 0]).unwrap();
+    std::fs::write(dir.join("records/game.json"), game.to_json()).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(18);
     for (base, flags) in &commands {
         let tries = if flags.is_empty() { 0 } else { 6 };
@@ -391,9 +405,9 @@ fn generated_agent_specs_never_crash_a_command() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Game records for `sowing replay --record`: a real one, then the same with a field changed to
-/// a generated value, its text cut short, or bytes changed. The real one replays; every other
-/// ends with the result or an error message.
+/// Game records for `sowing replay --record` and `sowing review --records`: a real one, then the
+/// same with a field changed to a generated value, its text cut short, or bytes changed. The
+/// real one replays; every other ends with the result or an error message.
 #[test]
 fn generated_game_records_never_crash_replay() {
     let dir = scratch("records");
@@ -409,6 +423,17 @@ fn generated_game_records_never_crash_replay() {
     std::fs::write(&path, &text).unwrap();
     assert!(matches!(
         run_for(&args, Duration::from_secs(5), &dir),
+        Ended::Exited(Some(0), _)
+    ));
+    std::fs::create_dir_all(dir.join("records")).unwrap();
+    let reviewed = dir.join("records/record.json");
+    let review: Vec<String> = ["review", "--records", "records", "--nodes", "20000"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    std::fs::write(&reviewed, &text).unwrap();
+    assert!(matches!(
+        run_for(&review, Duration::from_secs(5), &dir),
         Ended::Exited(Some(0), _)
     ));
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -457,8 +482,10 @@ fn generated_game_records_never_crash_replay() {
                 String::from_utf8_lossy(&bytes).into_owned()
             }
         };
-        std::fs::write(&path, changed).unwrap();
+        std::fs::write(&path, &changed).unwrap();
         assert_no_crash_within(&args, Duration::from_secs(2), &dir);
+        std::fs::write(&reviewed, &changed).unwrap();
+        assert_no_crash_within(&review, Duration::from_secs(2), &dir);
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

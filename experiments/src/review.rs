@@ -1,0 +1,228 @@
+//! `sowing review`: where an arena's games were decided. Every move after the opening of every
+//! record in a directory is labelled with the perfect-play result before and after it (a
+//! tablebase where it holds the position, else the exact result search within a budget), and
+//! per agent the command prints its score, the score perfect play from each game's opening would
+//! have given it, its moves in critical positions and the ones that gave a result away.
+//!
+//! The score the openings give is the yardstick for a match score: against an opponent that
+//! makes no error no agent can score more, so an agent's score above it is what the opponent's
+//! errors gave away and its own did not.
+
+use crate::output::{out, outln};
+use serde::Serialize;
+use sowing_agents::ResultSearch;
+use sowing_agents::memory;
+use sowing_agents::review::{AgentReview, GameReview, review_game, summarize};
+use sowing_agents::tablebase::Tablebase;
+use sowing_env::GameRecord;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Arguments of `sowing review`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A directory of game records (`sowing arena --records DIR`); every `*.json` file in it is
+    /// read, and all must be games of the same rules.
+    #[arg(long, value_name = "DIR")]
+    records: PathBuf,
+    /// A tablebase of the records' rules: positions it holds are decided at once, and the search
+    /// takes its results at the leaves.
+    #[arg(long, value_name = "FILE")]
+    tablebase: Option<PathBuf>,
+    /// Plies of each game not reviewed, from the start (default: the record's `opening_plies`
+    /// tag, 0 without one).
+    #[arg(long)]
+    opening: Option<usize>,
+    /// Positions the exact search may make to settle one position (all its moves together).
+    #[arg(long, default_value_t = 2_000_000)]
+    nodes: u64,
+    /// Threads (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// The search's transposition table: 2^BITS slots of 16 bytes per thread.
+    #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=30))]
+    table_bits: u32,
+    /// Print the figures as one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `sowing review` prints with `--json`.
+#[derive(Debug, Serialize)]
+struct Report {
+    games: usize,
+    agents: std::collections::BTreeMap<String, AgentReview>,
+    reviews: Vec<GameReview>,
+}
+
+/// The records of `dir`, in file-name order.
+fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read records directory {}: {e}", dir.display()))?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(format!(
+            "no game records (*.json) in {}: write some with `sowing arena --records DIR`",
+            dir.display()
+        ));
+    }
+    let mut records: Vec<GameRecord> = Vec::with_capacity(paths.len());
+    for path in &paths {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read record {}: {e}", path.display()))?;
+        let record =
+            GameRecord::from_json(&text).map_err(|e| format!("record {}: {e}", path.display()))?;
+        if let Some(first) = records.first()
+            && first.rules != record.rules
+        {
+            return Err(format!(
+                "record {} is of other rules ({}) than the first ({}): review one rule set at \
+                 a time",
+                path.display(),
+                record.rules.summary(),
+                first.rules.summary()
+            ));
+        }
+        records.push(record);
+    }
+    Ok(records)
+}
+
+pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    if args.nodes == 0 {
+        return Err(
+            "--nodes must be at least 1 (positions the search may make per position)".into(),
+        );
+    }
+    let records = read_records(&args.records)?;
+    let rules = records[0].rules;
+    let table = match &args.tablebase {
+        Some(path) => Some(Arc::new(Tablebase::open_for(path, &rules)?)),
+        None => None,
+    };
+    let threads = memory::threads(args.threads)?.min(records.len());
+    memory::check(
+        &format!("{threads} searches' tables of 2^{} slots", args.table_bits),
+        threads as u64 * (1u64 << args.table_bits),
+        16,
+        0,
+        "slots",
+    )
+    .map_err(|e| format!("{e}: give a smaller --table-bits or fewer --threads"))?;
+    let opening_of = |r: &GameRecord| -> Result<usize, String> {
+        match (args.opening, r.tags.get("opening_plies")) {
+            (Some(k), _) => Ok(k),
+            (None, Some(tag)) => tag
+                .parse()
+                .map_err(|_| format!("a record's opening_plies tag {tag:?} is not a number")),
+            (None, None) => Ok(0),
+        }
+    };
+    // Games are dealt to the threads by a shared counter; each keeps its own search.
+    let next = Mutex::new(0usize);
+    let slots: Vec<Mutex<Option<Result<GameReview, String>>>> =
+        records.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut search = ResultSearch::new(args.table_bits);
+                if let Some(t) = &table {
+                    search = search.with_tablebase(Arc::clone(t));
+                }
+                loop {
+                    let i = {
+                        let mut n = next.lock().expect("the counter's lock");
+                        let i = *n;
+                        *n += 1;
+                        i
+                    };
+                    let Some(record) = records.get(i) else { break };
+                    let reviewed = opening_of(record).and_then(|k| {
+                        review_game(record, k, &mut search, args.nodes)
+                            .map_err(|e| format!("game {i}: {e}"))
+                    });
+                    *slots[i].lock().expect("a slot's lock") = Some(reviewed);
+                }
+            });
+        }
+    });
+    let reviews = slots
+        .into_iter()
+        .map(|s| {
+            s.into_inner()
+                .expect("a slot's lock")
+                .expect("every game reviewed")
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let agents = summarize(&reviews);
+    if args.json {
+        let report = Report {
+            games: reviews.len(),
+            agents,
+            reviews,
+        };
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+        return Ok(());
+    }
+    out!("{}", table_of(&rules.summary(), reviews.len(), &agents))?;
+    Ok(())
+}
+
+/// The per-agent table.
+fn table_of(
+    rules: &str,
+    games: usize,
+    agents: &std::collections::BTreeMap<String, AgentReview>,
+) -> String {
+    let width = agents.keys().map(String::len).max().unwrap_or(5).max(5);
+    let mut s = format!(
+        "{rules}: {games} games reviewed against perfect play\n\n{:<width$}  {:>5}  {:>6}  \
+         {:>7}  {:>6}  {:>6}  {:>6}  {:>8}  {:>9}  {:>11}  {:>8}\n",
+        "agent",
+        "games",
+        "score",
+        "settled",
+        "due",
+        "gained",
+        "lost",
+        "critical",
+        "gave away",
+        "games erred",
+        "accuracy"
+    );
+    let per_game = |x: f64, n: u32| {
+        if n == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.1}%", 100.0 * x / f64::from(n))
+        }
+    };
+    for (name, a) in agents {
+        s += &format!(
+            "{name:<width$}  {:>5}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>8}  {:>9}  {:>11}  {:>8}\n",
+            a.games,
+            per_game(a.score, a.games),
+            a.settled_games,
+            per_game(a.opening_score, a.settled_games),
+            per_game(a.gained, a.settled_games),
+            per_game(a.lost, a.settled_games),
+            a.critical_moves,
+            a.errors,
+            a.games_with_errors,
+            a.critical_accuracy()
+                .map_or("-".to_string(), |x| format!("{:.1}%", 100.0 * x)),
+        );
+    }
+    s += "\nscore: points per game (a draw a half). Of the games whose opening (the position where \
+          the agents took over) was settled: due, the points perfect play by both from there \
+          would have given (50% when every opening is played from both sides); gained and lost, \
+          the points got above and below that (score = due + gained - lost in those games). \
+          critical: the agent's moves in positions where some move gives the result away; gave \
+          away: those that did (a win to a draw or a loss, a draw to a loss); games erred: games \
+          with at least one; accuracy: critical moves that kept the result.\n";
+    s
+}
