@@ -126,6 +126,14 @@ fn summary(m: &IterationMetrics) -> String {
             percent(kept.critical),
             percent(kept.margin)
         );
+        if let Some(policy) = &m.policy_accuracy {
+            let _ = write!(
+                line,
+                "; policy alone: critical {}, margin {}",
+                percent(policy.critical),
+                percent(policy.margin)
+            );
+        }
     }
     line
 }
@@ -150,7 +158,9 @@ fn write_report(
          policy_loss,value_loss,opponent,opponent_elo,wins,draws,losses,win_rate,win_low,\
          win_high,elo,elo_low,elo_high,accuracy_n,accuracy,accuracy_low,accuracy_high,\
          critical_n,critical_accuracy,critical_low,critical_high,margin_n,margin_accuracy,\
-         margin_low,margin_high\n",
+         margin_low,margin_high,policy_n,policy_accuracy,policy_low,policy_high,\
+         policy_critical_n,policy_critical_accuracy,policy_critical_low,policy_critical_high,\
+         policy_margin_n,policy_margin_accuracy,policy_margin_low,policy_margin_high\n",
     );
     for m in history {
         let head = format!(
@@ -170,12 +180,15 @@ fn write_report(
             (Some(e), Some(h)) => format!("{e:.1},{:.1},{:.1}", e - h, e + h),
             _ => ",,".to_string(),
         };
-        let kept = m.accuracy.as_ref();
+        let (kept, policy) = (m.accuracy.as_ref(), m.policy_accuracy.as_ref());
         let elo = format!(
-            "{elo},{},{},{}",
+            "{elo},{},{},{},{},{},{}",
             rate_columns(kept.map(|k| k.result)),
             rate_columns(kept.map(|k| k.critical)),
-            rate_columns(kept.map(|k| k.margin))
+            rate_columns(kept.map(|k| k.margin)),
+            rate_columns(policy.map(|k| k.result)),
+            rate_columns(policy.map(|k| k.critical)),
+            rate_columns(policy.map(|k| k.margin))
         );
         if m.eval.is_empty() {
             let _ = writeln!(csv, "{head},,,,,,,,,{elo}");
@@ -201,12 +214,17 @@ fn write_report(
             .iter()
             .find_map(|m| m.accuracy.map(|k| k.result.n))
             .unwrap_or(0);
-        let series = |label: &str, rate: fn(&Kept) -> Rate| Series {
+        let series = |label: &str, policy: bool, rate: fn(&Kept) -> Rate| Series {
             label: label.to_string(),
             points: history
                 .iter()
                 .filter_map(|m| {
-                    let r = rate(m.accuracy.as_ref()?);
+                    let kept = if policy {
+                        m.policy_accuracy.as_ref()
+                    } else {
+                        m.accuracy.as_ref()
+                    };
+                    let r = rate(kept?);
                     Some(Point {
                         x: minutes(m),
                         y: r.value()?,
@@ -221,9 +239,13 @@ fn write_report(
             y_label: "share of positions (95% interval)".to_string(),
             y_range: None,
             series: vec![
-                series("keeps the result", |k| k.result),
-                series("keeps the result, critical positions", |k| k.critical),
-                series("keeps the best margin", |k| k.margin),
+                series("keeps the result", false, |k| k.result),
+                series("keeps the result, critical positions", false, |k| {
+                    k.critical
+                }),
+                series("keeps the best margin", false, |k| k.margin),
+                series("policy alone: critical positions", true, |k| k.critical),
+                series("policy alone: best margin", true, |k| k.margin),
             ],
         };
         plot::write_line_chart(&chart, &dir.join("accuracy"))?;
@@ -323,6 +345,10 @@ mod tests {
             elo: evaluated.then_some(100.0),
             elo_interval: evaluated.then_some(50.0),
             accuracy: accuracy.then_some(kept),
+            policy_accuracy: accuracy.then_some(Kept {
+                critical: Rate::new(5.0, 26),
+                ..kept
+            }),
         }
     }
 
@@ -350,6 +376,10 @@ mod tests {
         assert_eq!(column(&rows[1], "accuracy"), "0.7500");
         assert_eq!(column(&rows[1], "critical_accuracy"), "0.3846");
         assert_eq!(column(&rows[1], "margin_accuracy"), "0.5000");
+        assert_eq!(column(&rows[1], "policy_critical_n"), "26");
+        assert_eq!(column(&rows[1], "policy_critical_accuracy"), "0.1923");
+        assert_eq!(column(&rows[1], "policy_margin_accuracy"), "0.5000");
+        assert_eq!(column(&rows[2], "policy_accuracy"), "");
         let (lo, hi) = Rate::new(90.0, 120).wilson().unwrap();
         assert_eq!(column(&rows[1], "accuracy_low"), format!("{lo:.4}"));
         assert_eq!(column(&rows[1], "accuracy_high"), format!("{hi:.4}"));
@@ -369,7 +399,10 @@ mod tests {
     fn the_summary_line_gives_the_accuracy_when_measured() {
         let line = summary(&metrics(1, true, true));
         assert!(
-            line.contains("keeps result 75.0% (critical 38.5%), margin 50.0%"),
+            line.contains(
+                "keeps result 75.0% (critical 38.5%), margin 50.0%; policy alone: critical 19.2%, \
+                 margin 50.0%"
+            ),
             "{line}"
         );
         assert!(!summary(&metrics(2, false, false)).contains("keeps result"));

@@ -95,8 +95,9 @@ pub struct Args {
     /// How self-play searches the root. `puct`: AlphaZero's (Dirichlet noise, moves drawn by
     /// visits for --temperature-plies, visit counts as the policy target). `gumbel`: Gumbel
     /// AlphaZero's (actions sampled by Gumbel-top-k, simulations shared by sequential halving,
-    /// the halving's winner played, the improved policy softmax(logits + sigma(completed Q)) as
-    /// the target; no Dirichlet noise or temperature).
+    /// the halving's winner played for --temperature-plies and the best without the Gumbel
+    /// draws after, the improved policy softmax(logits + sigma(completed Q)) as the target; no
+    /// Dirichlet noise).
     #[arg(long, value_enum, default_value_t = RootSearch::Puct)]
     #[serde(default)]
     pub root: RootSearch,
@@ -510,6 +511,11 @@ pub struct IterationMetrics {
     /// the result (of all positions, and of the critical ones) and the best margin.
     #[serde(default)]
     pub accuracy: Option<Kept>,
+    /// The same for the network alone: its policy's move, without search (one simulation).
+    /// The evaluation's search hides how the network itself improves (it finds what the policy
+    /// misses), so this is the sharper view of learning (docs/strength.md).
+    #[serde(default)]
+    pub policy_accuracy: Option<Kept>,
 }
 
 /// Where an iteration has got to, for progress bars.
@@ -785,7 +791,8 @@ impl Trainer {
         let (games, positions, south_wins, play_secs) = self.self_play(next, progress);
         let (steps, policy_loss, value_loss) = self.train(next, positions, progress);
         let eval = self.rate(next, progress)?;
-        let accuracy = self.accuracy(next, progress)?;
+        let accuracy = self.accuracy(next, self.args.eval_simulations, progress)?;
+        let policy_accuracy = self.accuracy(next, 1, progress)?;
         let (elo, elo_interval) = if eval.is_empty() {
             (None, None)
         } else {
@@ -815,6 +822,7 @@ impl Trainer {
             elo,
             elo_interval,
             accuracy,
+            policy_accuracy,
         };
         self.iteration = next;
         self.history.push(metrics.clone());
@@ -976,11 +984,13 @@ impl Trainer {
         iteration == 1 || iteration % self.args.eval_every == 0
     }
 
-    /// The network's accuracy on the evaluation positions, with the evaluation's search; `None`
-    /// when there are none or no evaluation is due. Every evaluation draws the same streams.
+    /// The network's accuracy on the evaluation positions, searching `simulations` per move (1:
+    /// the policy alone); `None` when there are none or no evaluation is due. Every evaluation
+    /// draws the same streams.
     fn accuracy(
         &mut self,
         iteration: u32,
+        simulations: u32,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Option<Kept>, TrainError> {
         let Some(set) = &self.positions else {
@@ -994,7 +1004,7 @@ impl Trainer {
         let seed = seed_from(stream(self.args.seed, ACCURACY, 0, 0));
         let measured = rating::network_accuracy(
             &mut self.net,
-            &self.args.puct(self.args.eval_simulations),
+            &self.args.puct(simulations),
             &self.rules,
             &set.positions,
             seed,

@@ -136,8 +136,11 @@ struct Node {
 pub struct GumbelResult {
     /// Visits, priors (without noise: the Gumbel draws are the root's exploration) and value.
     pub search: SearchResult,
-    /// The winner of the sequential halving, the move self-play makes.
+    /// The winner of the sequential halving, the move self-play makes while it explores.
     pub action: usize,
+    /// The best of the most visited actions by `logit + sigma(completed Q)` alone, without the
+    /// Gumbel draws: the move self-play makes once it stops exploring.
+    pub best: usize,
     /// `softmax(logits + sigma(completed Q))` over the actions (relative to the mover): the
     /// policy target.
     pub policy: [f32; MAX_HOLES],
@@ -283,6 +286,7 @@ impl Tree {
         GumbelResult {
             search,
             action: action_of(children.winner(&self.gumbel[..n], config)),
+            best: action_of(children.winner(&[0.0; MAX_HOLES][..n], config)),
             policy,
         }
     }

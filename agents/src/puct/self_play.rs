@@ -46,8 +46,10 @@ pub struct SelfPlayConfig {
     /// Whether the samples' inputs hold the look-ahead features.
     pub lookahead: bool,
     /// Search the root as Gumbel AlphaZero does ([`BatchSearch::try_search_gumbel`]): play the
-    /// halving's winner and teach the improved policy. `None`: PUCT with root noise, moves by
-    /// visits (drawn for `temperature_plies`, then the most visited), visits as the target.
+    /// halving's winner for `temperature_plies` (its Gumbel draws are the exploration), then the
+    /// best without the draws, and teach the improved policy. `None`: PUCT with root noise,
+    /// moves by visits (drawn for `temperature_plies`, then the most visited), visits as the
+    /// target.
     pub gumbel: Option<GumbelConfig>,
 }
 
@@ -121,7 +123,12 @@ pub fn play_games<X>(
             Some(gumbel) => search
                 .try_search_gumbel(&roots, &config.puct, gumbel, &mut rngs, &mut evaluate)?
                 .into_iter()
-                .map(|r| (r.search, Some((r.action, r.policy[..n].to_vec()))))
+                .zip(&roots)
+                .map(|(r, root)| {
+                    let explore = root.ply() < config.temperature_plies;
+                    let action = if explore { r.action } else { r.best };
+                    (r.search, Some((action, r.policy[..n].to_vec())))
+                })
                 .collect(),
             None => search
                 .try_search(&roots, &config.puct, &mut rngs, &mut evaluate)?

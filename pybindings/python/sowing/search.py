@@ -213,9 +213,9 @@ def self_play(
 
     ``root="gumbel"`` searches the root as Gumbel AlphaZero does (``sowing train --root
     gumbel``): the ``considered`` best actions by logit plus a Gumbel draw share the simulations
-    by sequential halving, the winner is played, and ``policy`` is the improved policy
-    ``softmax(logits + sigma(completed Q))`` rather than the visit shares; no Dirichlet noise or
-    temperature.
+    by sequential halving, the winner is played for ``temperature_plies`` plies and the best
+    without the draws after, and ``policy`` is the improved policy ``softmax(logits +
+    sigma(completed Q))`` rather than the visit shares; no Dirichlet noise.
 
     ``threads`` workers (game ``g`` to worker ``g % threads``, each with ``parallel_games /
     threads`` games) call ``evaluate`` from their own threads, so it must be thread-safe
