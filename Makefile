@@ -41,13 +41,15 @@ test: venv python
 	$(VPY) -m pytest -q pybindings/tests
 
 # The main job: train an AlphaZero-style agent on en-dodoi-6 for ten minutes (a fresh run in
-# $(DEMO_RUN), self-play exact inside $(DEMO_TB), evaluated against the baselines every 10
-# iterations), then play it (64 simulations per move) against greedy and mcts:1000, 200 games
+# $(DEMO_RUN), a network of 128 x 4 blocks: the default 64 x 2 stops learning after a minute,
+# docs/strength.md; self-play exact inside $(DEMO_TB), evaluated against the baselines and on the
+# exact positions every 10 iterations), then play it (64 simulations per move) against greedy and mcts:1000, 200 games
 # each: from the start, and from 2 random plies (as evaluation during training does) and 4 (both
 # sides of each opening), since the start is a proven South win, which every strong agent
 # converts as South and loses as North. Then the network at 50 ms a move, with the table, against
-# alphabeta:50ms (200 games from 2 plies), and the accuracy of both, with and without the table,
-# on the 2,000 committed positions. The engine's statistics and throughput come first; a quick comparison of
+# alphabeta:50ms (200 games from 2 plies), every move of those games reviewed against perfect
+# play (who gave results away; the score the openings gave), and the accuracy of both, with and
+# without the table, on the 2,000 committed positions. The engine's statistics and throughput come first; a quick comparison of
 # the presets (`sowing compare`, its summary table printed, the report in runs/demo-compare)
 # ends it.
 demo: build
@@ -59,14 +61,16 @@ demo: build
 	test -f $(DEMO_TB) || ./target/release/sowing tablebase build --variant en-dodoi-6 \
 		--max-seeds 16 --out $(DEMO_TB)
 	./target/release/sowing train --variant en-dodoi-6 --minutes 10 --seed 0 --eval-every 10 \
-		--tablebase $(DEMO_TB) --out $(DEMO_RUN)
+		--hidden 128 --blocks 4 --tablebase $(DEMO_TB) --out $(DEMO_RUN)
 	for k in 0 2 4; do \
 		./target/release/sowing arena --variant en-dodoi-6 --games 200 --seed 1 --opening $$k \
 			--agents az:$(DEMO_RUN):64,greedy,mcts:1000 --csv $(DEMO_RUN)/arena-opening-$$k.csv \
 			|| exit 1; \
 	done
 	./target/release/sowing arena --variant en-dodoi-6 --games 200 --seed 3 --opening 2 \
-		--agents az:$(DEMO_RUN):50ms:tb=$(DEMO_TB),alphabeta:50ms --csv $(DEMO_RUN)/arena-50ms.csv
+		--agents az:$(DEMO_RUN):50ms:tb=$(DEMO_TB),alphabeta:50ms --csv $(DEMO_RUN)/arena-50ms.csv \
+		--records $(DEMO_RUN)/games-50ms
+	./target/release/sowing review --records $(DEMO_RUN)/games-50ms --tablebase $(DEMO_TB)
 	./target/release/sowing accuracy --variant en-dodoi-6 --positions 2000 --agents \
 		az:$(DEMO_RUN):50ms:tb=$(DEMO_TB),az:$(DEMO_RUN):50ms,alphabeta:50ms,alphabeta:50ms:tb=$(DEMO_TB)
 	@echo "report: $(DEMO_RUN)/metrics.csv; matches: $(DEMO_RUN)/arena-opening-K.csv (K = 0, 2, 4)"
