@@ -6,6 +6,7 @@ mod accuracy;
 mod arena;
 mod bench;
 mod compare;
+mod exact_search;
 mod output;
 mod play;
 mod plot;

@@ -12,13 +12,13 @@
 //! search's transposition table cleared, so that what settles does not depend on what was
 //! searched before either.
 
+use crate::exact_search::ExactSearchArgs;
 use crate::output::outln;
 use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::RngExt;
 use serde::Serialize;
 use sowing_agents::matches::{self, Match, Pairing, Salts, Seat};
-use sowing_agents::memory;
 use sowing_agents::positions::{ExactPosition, LabelSource, PositionSet};
 use sowing_agents::tablebase::Tablebase;
 use sowing_agents::{ResultSearch, from_spec, stream};
@@ -55,15 +55,9 @@ pub struct Args {
     /// Uniformly random moves before the agents take over.
     #[arg(long, default_value_t = 4)]
     opening: u32,
-    /// Positions the exact search may make to label one position (all its moves together).
-    #[arg(long, default_value_t = 2_000_000)]
-    nodes: u64,
-    /// Threads (default: one per core).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// The search's transposition table: 2^BITS slots of 16 bytes per thread.
-    #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=30))]
-    table_bits: u32,
+    /// The exact search that labels them: --nodes, --threads, --table-bits.
+    #[command(flatten)]
+    search: ExactSearchArgs,
     /// Print the summary as one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -125,11 +119,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if args.count == 0 {
         return Err("--count must be at least 1".into());
     }
-    if args.nodes == 0 {
-        return Err(
-            "--nodes must be at least 1 (positions the search may make per position)".into(),
-        );
-    }
+    let threads = args.search.threads(usize::MAX)?;
     let agents: Vec<String> = args.agents.iter().map(|a| a.trim().to_string()).collect();
     if agents.len() != 2 {
         return Err(format!(
@@ -145,16 +135,6 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Some(path) => Some(Arc::new(Tablebase::open_for(path, &rules)?)),
         None => None,
     };
-    let threads = memory::threads(args.threads)?;
-    // Each thread's search holds its own transposition table of 16-byte slots.
-    memory::check(
-        &format!("{threads} searches' tables of 2^{} slots", args.table_bits),
-        threads as u64 * (1u64 << args.table_bits),
-        16,
-        0,
-        "slots",
-    )
-    .map_err(|e| format!("{e}: give a smaller --table-bits or fewer --threads"))?;
     let started = Instant::now();
     let bar = ProgressBar::new(args.count as u64);
     bar.set_style(
@@ -226,7 +206,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         "seed": args.seed,
         "agents": agents,
         "opening": args.opening,
-        "nodes": args.nodes,
+        "nodes": args.search.nodes,
         "tablebase": table.as_ref().map(|t| serde_json::json!({
             "file": args.tablebase.as_ref().map(|p| p.display().to_string()),
             "max_seeds": t.max_seeds(),
@@ -340,7 +320,7 @@ fn label(
             std::thread::Builder::new()
                 .stack_size(256 << 20)
                 .spawn_scoped(scope, || {
-                    let mut search = ResultSearch::new(args.table_bits);
+                    let mut search = ResultSearch::new(args.search.table_bits);
                     if let Some(t) = table {
                         search = search.with_tablebase(Arc::clone(t));
                     }
@@ -349,7 +329,7 @@ fn label(
                         let Some(state) = states.get(i) else { return };
                         search.clear();
                         let started = Instant::now();
-                        let label = ExactPosition::label(state, &mut search, args.nodes);
+                        let label = ExactPosition::label(state, &mut search, args.search.nodes);
                         let item = Drawn {
                             state: *state,
                             label,

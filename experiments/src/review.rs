@@ -8,10 +8,10 @@
 //! makes no error no agent can score more, so an agent's score above it is what the opponent's
 //! errors gave away and its own did not.
 
+use crate::exact_search::ExactSearchArgs;
 use crate::output::{out, outln};
 use serde::Serialize;
 use sowing_agents::ResultSearch;
-use sowing_agents::memory;
 use sowing_agents::review::{AgentReview, GameReview, review_game, summarize};
 use sowing_agents::tablebase::Tablebase;
 use sowing_env::GameRecord;
@@ -33,15 +33,9 @@ pub struct Args {
     /// tag, 0 without one).
     #[arg(long)]
     opening: Option<usize>,
-    /// Positions the exact search may make to settle one position (all its moves together).
-    #[arg(long, default_value_t = 2_000_000)]
-    nodes: u64,
-    /// Threads (default: one per core).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// The search's transposition table: 2^BITS slots of 16 bytes per thread.
-    #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=30))]
-    table_bits: u32,
+    /// The exact search that labels the moves: --nodes, --threads, --table-bits.
+    #[command(flatten)]
+    search: ExactSearchArgs,
     /// Print the figures as one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -93,26 +87,13 @@ fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    if args.nodes == 0 {
-        return Err(
-            "--nodes must be at least 1 (positions the search may make per position)".into(),
-        );
-    }
     let records = read_records(&args.records)?;
     let rules = records[0].rules;
     let table = match &args.tablebase {
         Some(path) => Some(Arc::new(Tablebase::open_for(path, &rules)?)),
         None => None,
     };
-    let threads = memory::threads(args.threads)?.min(records.len());
-    memory::check(
-        &format!("{threads} searches' tables of 2^{} slots", args.table_bits),
-        threads as u64 * (1u64 << args.table_bits),
-        16,
-        0,
-        "slots",
-    )
-    .map_err(|e| format!("{e}: give a smaller --table-bits or fewer --threads"))?;
+    let threads = args.search.threads(records.len())?;
     let opening_of = |r: &GameRecord| -> Result<usize, String> {
         match (args.opening, r.tags.get("opening_plies")) {
             (Some(k), _) => Ok(k),
@@ -129,7 +110,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
-                let mut search = ResultSearch::new(args.table_bits);
+                let mut search = ResultSearch::new(args.search.table_bits);
                 if let Some(t) = &table {
                     search = search.with_tablebase(Arc::clone(t));
                 }
@@ -142,7 +123,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                     };
                     let Some(record) = records.get(i) else { break };
                     let reviewed = opening_of(record).and_then(|k| {
-                        review_game(record, k, &mut search, args.nodes)
+                        review_game(record, k, &mut search, args.search.nodes)
                             .map_err(|e| format!("game {i}: {e}"))
                     });
                     *slots[i].lock().expect("a slot's lock") = Some(reviewed);

@@ -226,8 +226,11 @@ mod tests {
         let gumbel = [0.0f32; 3];
         let schedule = halving_schedule(3, 31);
         let (mut visits, mut sums) = ([0u32; 3], [0.0f32; 3]);
+        let means = |visits: &[u32; 3], sums: &[f32; 3]| -> [f32; 3] {
+            std::array::from_fn(|c| sums[c] / visits[c].max(1) as f32)
+        };
         for _ in 0..31 {
-            let q: Vec<f32> = (0..3).map(|c| sums[c] / visits[c].max(1) as f32).collect();
+            let q = means(&visits, &sums);
             let children = RootChildren {
                 priors: &priors,
                 visits: &visits,
@@ -238,7 +241,7 @@ mod tests {
             visits[c] += 1;
             sums[c] += values[c];
         }
-        let q: Vec<f32> = (0..3).map(|c| sums[c] / visits[c].max(1) as f32).collect();
+        let q = means(&visits, &sums);
         let children = RootChildren {
             priors: &priors,
             visits: &visits,

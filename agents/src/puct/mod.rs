@@ -240,53 +240,54 @@ impl Tree {
             return 0;
         }
         let n = usize::from(root.children);
-        let (priors, visits, q) = self.root_children();
-        let children = RootChildren {
-            priors: &priors[..n],
-            visits: &visits[..n],
-            q: &q[..n],
-            root_value: self.root_value,
-        };
-        let considered = (config.considered as usize).clamp(1, n);
-        let c = children.select(&self.gumbel[..n], &schedules[considered], config);
+        let schedule = &schedules[(config.considered as usize).clamp(1, n)];
+        let c = self
+            .with_root_children(|children| children.select(&self.gumbel[..n], schedule, config));
         let child = root.first_child + c as u32;
         self.enter(0, child);
         self.select_from(child, c_puct)
     }
 
-    /// The root's children in child order: priors, visits and mean values for the root's mover.
-    fn root_children(&self) -> ([f32; MAX_HOLES], [u32; MAX_HOLES], [f32; MAX_HOLES]) {
+    /// `f` of the root's children as the Gumbel root reads them, in child order: priors, visits
+    /// and mean values for the root's mover.
+    fn with_root_children<R>(&self, f: impl FnOnce(&RootChildren) -> R) -> R {
         let root = &self.nodes[0];
+        let n = usize::from(root.children);
         let (mut priors, mut visits, mut q) = ([0.0; MAX_HOLES], [0; MAX_HOLES], [0.0; MAX_HOLES]);
-        for k in 0..usize::from(root.children) {
+        for k in 0..n {
             let child = &self.nodes[root.first_child as usize + k];
             priors[k] = child.prior;
             visits[k] = child.visits;
             q[k] = -child.value_sum / child.visits.max(1) as f32;
         }
-        (priors, visits, q)
+        f(&RootChildren {
+            priors: &priors[..n],
+            visits: &visits[..n],
+            q: &q[..n],
+            root_value: self.root_value,
+        })
     }
 
     /// The Gumbel root's move and policy target, with `search` its counts.
     fn gumbel_result(&self, search: SearchResult, config: &GumbelConfig) -> GumbelResult {
         let root = &self.nodes[0];
         let n = usize::from(root.children);
-        let (priors, visits, q) = self.root_children();
-        let children = RootChildren {
-            priors: &priors[..n],
-            visits: &visits[..n],
-            q: &q[..n],
-            root_value: self.root_value,
-        };
         let action_of = |c: usize| usize::from(self.nodes[root.first_child as usize + c].action);
+        let (improved, winner, best) = self.with_root_children(|children| {
+            (
+                children.improved_policy(config),
+                children.winner(&self.gumbel[..n], config),
+                children.winner(&[0.0; MAX_HOLES][..n], config),
+            )
+        });
         let mut policy = [0.0f32; MAX_HOLES];
-        for (c, p) in children.improved_policy(config)[..n].iter().enumerate() {
+        for (c, p) in improved[..n].iter().enumerate() {
             policy[action_of(c)] = *p;
         }
         GumbelResult {
             search,
-            action: action_of(children.winner(&self.gumbel[..n], config)),
-            best: action_of(children.winner(&[0.0; MAX_HOLES][..n], config)),
+            action: action_of(winner),
+            best: action_of(best),
             policy,
         }
     }

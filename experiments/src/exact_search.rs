@@ -1,0 +1,42 @@
+//! The exact result search's settings, shared by the commands that label positions with it
+//! (`sowing positions`, `sowing review`): its budget per position, its threads and their
+//! transposition tables, checked against the machine before anything runs.
+
+use sowing_agents::memory;
+
+/// The exact search's flags.
+#[derive(Debug, clap::Args)]
+pub struct ExactSearchArgs {
+    /// Positions the exact search may make to settle one position (all its moves together).
+    #[arg(long, default_value_t = 2_000_000)]
+    pub nodes: u64,
+    /// Threads (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// The search's transposition table: 2^BITS slots of 16 bytes per thread.
+    #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=30))]
+    pub table_bits: u32,
+}
+
+impl ExactSearchArgs {
+    /// The threads to search on, at most `work` (the items to share out): refused with the
+    /// reason when the budget is zero, the threads too many, or their tables do not fit.
+    pub fn threads(&self, work: usize) -> Result<usize, String> {
+        if self.nodes == 0 {
+            return Err(
+                "--nodes must be at least 1 (positions the search may make per position)".into(),
+            );
+        }
+        let threads = memory::threads(self.threads)?.min(work.max(1));
+        // Each thread's search holds its own transposition table of 16-byte slots.
+        memory::check(
+            &format!("{threads} searches' tables of 2^{} slots", self.table_bits),
+            threads as u64 * (1u64 << self.table_bits),
+            16,
+            0,
+            "slots",
+        )
+        .map_err(|e| format!("{e}: give a smaller --table-bits or fewer --threads"))?;
+        Ok(threads)
+    }
+}
