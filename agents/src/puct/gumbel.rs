@@ -217,6 +217,16 @@ mod tests {
         }
     }
 
+    /// Children of a root whose own value is 0.
+    fn no_root_value<'a>(priors: &'a [f32], visits: &'a [u32], q: &'a [f32]) -> RootChildren<'a> {
+        RootChildren {
+            priors,
+            visits,
+            q,
+            root_value: 0.0,
+        }
+    }
+
     #[test]
     fn the_halving_keeps_the_action_whose_value_is_best() {
         // Three children with equal priors and no noise; child 2 is worth most to the mover.
@@ -231,23 +241,12 @@ mod tests {
         };
         for _ in 0..31 {
             let q = means(&visits, &sums);
-            let children = RootChildren {
-                priors: &priors,
-                visits: &visits,
-                q: &q,
-                root_value: 0.0,
-            };
-            let c = children.select(&gumbel, &schedule, &config);
+            let c = no_root_value(&priors, &visits, &q).select(&gumbel, &schedule, &config);
             visits[c] += 1;
             sums[c] += values[c];
         }
         let q = means(&visits, &sums);
-        let children = RootChildren {
-            priors: &priors,
-            visits: &visits,
-            q: &q,
-            root_value: 0.0,
-        };
+        let children = no_root_value(&priors, &visits, &q);
         assert_eq!(children.winner(&gumbel, &config), 2);
         // The worst action drops out after the first phase; the last two share the rest.
         assert_eq!(visits, [5, 13, 13]);

@@ -454,9 +454,7 @@ impl BatchSearch {
         rngs: &mut [ChaCha8Rng],
         eval_rng: &mut ChaCha8Rng,
     ) -> Vec<SearchResult> {
-        let Ok(results) =
-            self.try_search_continuing(trees, roots, config, rngs, infallible(evaluator, eval_rng));
-        results
+        self.search_continuing_until(trees, roots, config, evaluator, rngs, eval_rng, None)
     }
 
     /// [`BatchSearch::search`] with leaves valued by `evaluate(states, out)`, which fills one
