@@ -21,12 +21,11 @@ use serde::Serialize;
 use sowing_agents::matches::{self, Match, Pairing, Salts, Seat};
 use sowing_agents::positions::{ExactPosition, LabelSource, PositionSet};
 use sowing_agents::tablebase::Tablebase;
-use sowing_agents::{ResultSearch, from_spec, stream};
+use sowing_agents::{from_spec, stream};
 use sowing_env::{Rules, State};
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Arguments of `sowing positions`.
@@ -312,42 +311,18 @@ fn label(
     threads: usize,
     bar: &ProgressBar,
 ) -> Vec<Drawn> {
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<Drawn>>> = Mutex::new((0..states.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.min(states.len()).max(1) {
-            // A proof's line can be hundreds of plies deep, a frame each.
-            std::thread::Builder::new()
-                .stack_size(256 << 20)
-                .spawn_scoped(scope, || {
-                    let mut search = ResultSearch::new(args.search.table_bits);
-                    if let Some(t) = table {
-                        search = search.with_tablebase(Arc::clone(t));
-                    }
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(state) = states.get(i) else { return };
-                        search.clear();
-                        let started = Instant::now();
-                        let label = ExactPosition::label(state, &mut search, args.search.nodes);
-                        let item = Drawn {
-                            state: *state,
-                            label,
-                            seconds: started.elapsed().as_secs_f64(),
-                            nodes: search.nodes(),
-                        };
-                        bar.set_message(format!("{} of this batch", i + 1));
-                        done.lock().expect("no worker panics holding it")[i] = Some(item);
-                    }
-                })
-                .expect("a thread");
+    args.search.map(threads, table, states, |i, state, search| {
+        search.clear();
+        let started = Instant::now();
+        let label = ExactPosition::label(state, search, args.search.nodes);
+        bar.set_message(format!("{} of this batch", i + 1));
+        Drawn {
+            state: *state,
+            label,
+            seconds: started.elapsed().as_secs_f64(),
+            nodes: search.nodes(),
         }
-    });
-    done.into_inner()
-        .expect("workers have ended")
-        .into_iter()
-        .map(|d| d.expect("every state was labelled"))
-        .collect()
+    })
 }
 
 fn print_summary(s: &Summary) -> std::io::Result<()> {

@@ -11,12 +11,11 @@
 use crate::exact_search::ExactSearchArgs;
 use crate::output::{out, outln};
 use serde::Serialize;
-use sowing_agents::ResultSearch;
 use sowing_agents::review::{AgentReview, GameReview, review_game, summarize};
 use sowing_agents::tablebase::Tablebase;
 use sowing_env::GameRecord;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Arguments of `sowing review`.
 #[derive(Debug, clap::Args)]
@@ -103,41 +102,15 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             (None, None) => Ok(0),
         }
     };
-    // Games are dealt to the threads by a shared counter; each keeps its own search.
-    let next = Mutex::new(0usize);
-    let slots: Vec<Mutex<Option<Result<GameReview, String>>>> =
-        records.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let mut search = ResultSearch::new(args.search.table_bits);
-                if let Some(t) = &table {
-                    search = search.with_tablebase(Arc::clone(t));
-                }
-                loop {
-                    let i = {
-                        let mut n = next.lock().expect("the counter's lock");
-                        let i = *n;
-                        *n += 1;
-                        i
-                    };
-                    let Some(record) = records.get(i) else { break };
-                    let reviewed = opening_of(record).and_then(|k| {
-                        review_game(record, k, &mut search, args.search.nodes)
-                            .map_err(|e| format!("game {i}: {e}"))
-                    });
-                    *slots[i].lock().expect("a slot's lock") = Some(reviewed);
-                }
-            });
-        }
-    });
-    let reviews = slots
-        .into_iter()
-        .map(|s| {
-            s.into_inner()
-                .expect("a slot's lock")
-                .expect("every game reviewed")
+    let reviews = args
+        .search
+        .map(threads, table.as_ref(), &records, |i, record, search| {
+            opening_of(record).and_then(|k| {
+                review_game(record, k, search, args.search.nodes)
+                    .map_err(|e| format!("game {i}: {e}"))
+            })
         })
+        .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     let agents = summarize(&reviews);
     if args.json {
