@@ -14,7 +14,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::Evaluator;
-use sowing_agents::az::{NetConfig, PolicyValueNet};
+use sowing_agents::az::{Body, NetConfig, PolicyValueNet};
 use sowing_agents::puct::PuctConfig;
 use sowing_agents::puct::self_play::{self, SelfPlayConfig};
 use sowing_env::{Rules, State};
@@ -126,6 +126,7 @@ fn main() {
         hidden: 64,
         blocks: 2,
         lookahead: true,
+        body: Body::Mlp,
     };
     let vs = nn::VarStore::new(Device::Cpu);
     let _net = PolicyValueNet::seeded(&vs.root(), config, 0);

@@ -6,7 +6,7 @@ mod common;
 use common::tiny_args;
 use sowing_agents::arena::ArenaConfig;
 use sowing_agents::az::checkpoint::{self, WEIGHTS};
-use sowing_agents::az::{Trainer, load_checkpoint};
+use sowing_agents::az::{Body, Trainer, load_checkpoint};
 use sowing_agents::from_spec;
 use sowing_env::Rules;
 use std::path::PathBuf;
@@ -108,4 +108,37 @@ fn an_agent_refuses_a_board_it_was_not_trained_on() {
     );
     let msg = error_text(sowing_agents::arena::play(&config, &|_| {}));
     assert!(msg.contains("trained on 6 holes"), "{msg}");
+}
+
+/// A ring network's checkpoint loads as a ring and plays; its `meta.json` made to say "mlp" is
+/// refused, naming the body the weights hold.
+#[test]
+fn a_ring_checkpoint_loads_and_a_wrong_body_is_refused() {
+    let dir = std::env::temp_dir().join(format!("sowing-azck-{}-ring", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut args = tiny_args(&dir);
+    args.net = Body::Ring;
+    let mut trainer = Trainer::new(args).unwrap();
+    trainer.iterate(&mut |_| {}).unwrap();
+    let loaded = load_checkpoint(&dir).unwrap();
+    assert_eq!(loaded.net.config().body, Body::Ring);
+    let mut agent = from_spec(&format!("az:{}:4", dir.display())).unwrap();
+    let state = sowing_env::State::initial(&Rules::preset("en-dodoi-6").unwrap());
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0);
+    assert!(state.is_legal(agent.choose(&state, &mut rng)));
+
+    let meta = checkpoint::iteration_dir(&dir, 1).join(checkpoint::META);
+    let text = std::fs::read_to_string(&meta).unwrap();
+    assert!(text.contains("\"body\": \"ring\""), "{text}");
+    std::fs::write(
+        &meta,
+        text.replace("\"body\": \"ring\"", "\"body\": \"mlp\""),
+    )
+    .unwrap();
+    let msg = error_text(load_checkpoint(&dir));
+    assert!(
+        msg.contains("mlp body") && msg.contains("ring body"),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

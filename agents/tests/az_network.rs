@@ -1,11 +1,12 @@
-//! The policy-value network on every board size: output shapes, illegal actions masked to zero
-//! probability, values in [-1, 1], and one batched forward pass agreeing with one-by-one ones.
+//! The policy-value network on every board size and with both bodies (MLP and ring): output
+//! shapes, illegal actions masked to zero probability, values in [-1, 1], and one batched forward
+//! pass agreeing with one-by-one ones; the ring body gives each hole its own features.
 #![cfg(feature = "torch")]
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::Evaluator;
-use sowing_agents::az::network::{NetConfig, PolicyValueNet, encode_input};
+use sowing_agents::az::network::{Body, NetConfig, PolicyValueNet, encode_input};
 use sowing_env::{PRESETS, Rules, State, random_action};
 use tch::{Device, Kind, Tensor, nn};
 
@@ -24,13 +25,14 @@ fn positions(rules: &Rules, count: usize, seed: u64) -> Vec<State> {
     out
 }
 
-fn net_for(rules: &Rules, lookahead: bool) -> (nn::VarStore, PolicyValueNet) {
+fn net_for(rules: &Rules, lookahead: bool, body: Body) -> (nn::VarStore, PolicyValueNet) {
     let vs = nn::VarStore::new(Device::Cpu);
     let config = NetConfig {
         holes: rules.holes(),
         hidden: 32,
         blocks: 2,
         lookahead,
+        body,
     };
     let net = PolicyValueNet::seeded(&vs.root(), config, 7);
     (vs, net)
@@ -54,12 +56,16 @@ fn all_rules() -> Vec<Rules> {
 
 #[test]
 fn outputs_have_the_board_size_and_mask_illegal_actions() {
-    for (rules, lookahead) in all_rules()
-        .into_iter()
-        .flat_map(|r| [(r, false), (r, true)])
-    {
+    for (rules, lookahead, body) in all_rules().into_iter().flat_map(|r| {
+        [
+            (r, false, Body::Mlp),
+            (r, true, Body::Mlp),
+            (r, false, Body::Ring),
+            (r, true, Body::Ring),
+        ]
+    }) {
         let n = rules.holes();
-        let (_vs, net) = net_for(&rules, lookahead);
+        let (_vs, net) = net_for(&rules, lookahead, body);
         let states = positions(&rules, 40, 1);
         let len = net.config().input_len();
         assert_eq!(len, if lookahead { 6 * n + 2 } else { 3 * n + 2 });
@@ -101,8 +107,11 @@ fn some_positions_have_illegal_actions() {
 
 #[test]
 fn batched_evaluation_agrees_with_one_by_one() {
-    for rules in all_rules() {
-        let (_vs, mut net) = net_for(&rules, true);
+    for (rules, body) in all_rules()
+        .into_iter()
+        .flat_map(|r| [(r, Body::Mlp), (r, Body::Ring)])
+    {
+        let (_vs, mut net) = net_for(&rules, true, body);
         let states = positions(&rules, 33, 3);
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         let blank = sowing_agents::Evaluation {
@@ -113,9 +122,12 @@ fn batched_evaluation_agrees_with_one_by_one() {
         net.evaluate_batch(&states, &mut rng, &mut batched);
         for (s, b) in states.iter().zip(&batched) {
             let single = net.evaluate(s, &mut rng);
-            assert!((single.value - b.value).abs() < 1e-5, "{rules:?}");
+            assert!((single.value - b.value).abs() < 1e-5, "{rules:?} {body}");
             for a in 0..sowing_env::MAX_HOLES {
-                assert!((single.priors[a] - b.priors[a]).abs() < 1e-5, "{rules:?}");
+                assert!(
+                    (single.priors[a] - b.priors[a]).abs() < 1e-5,
+                    "{rules:?} {body}"
+                );
                 if a >= rules.holes() || !s.is_legal(a) {
                     assert_eq!(b.priors[a], 0.0);
                 }
@@ -161,6 +173,37 @@ fn lookahead_features_read_what_each_move_does() {
                     (capture, reply, end),
                     "action {a} of {s:?}"
                 );
+            }
+        }
+    }
+}
+
+/// The ring body's input: per hole of the ring (the mover's row first, in sowing order, as the
+/// observation has it) its seeds, the mover's-row flag, both stores, and on the mover's holes
+/// the legal flag and the look-ahead features, 0 on the opponent's.
+#[test]
+fn the_ring_body_reads_each_hole_with_its_own_features() {
+    for rules in all_rules() {
+        let n = rules.holes();
+        let (_vs, net) = net_for(&rules, true, Body::Ring);
+        for s in positions(&rules, 20, 6) {
+            let mut x = vec![0.0f32; 6 * n + 2];
+            encode_input(&s, true, &mut x);
+            let input = Tensor::from_slice(&x).view([1, x.len() as i64]);
+            let rings = net.ring_input(&input);
+            assert_eq!(rings.size(), vec![1, 8, 2 * n as i64]);
+            let at = |c: i64, hole: usize| rings.double_value(&[0, c, hole as i64]) as f32;
+            for hole in 0..2 * n {
+                let own = hole < n;
+                assert_eq!(at(0, hole), x[hole], "seeds of hole {hole}");
+                assert_eq!(at(1, hole), if own { 1.0 } else { 0.0 });
+                assert_eq!((at(2, hole), at(3, hole)), (x[2 * n], x[2 * n + 1]));
+                let on_own = |v: f32| if own { v } else { 0.0 };
+                let a = hole % n;
+                assert_eq!(at(4, hole), on_own(x[5 * n + 2 + a]), "legal flag");
+                for k in 0..3 {
+                    assert_eq!(at(5 + k, hole), on_own(x[2 * n + 2 + k as usize * n + a]));
+                }
             }
         }
     }

@@ -10,7 +10,7 @@ mod common;
 use common::tiny_args;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::az::Trainer;
+use sowing_agents::az::{Body, Trainer};
 use sowing_agents::features::encode_input;
 use sowing_env::{Rules, State, random_action};
 use std::process::Command;
@@ -51,11 +51,21 @@ fn python() -> String {
 
 #[test]
 fn the_python_network_gives_the_outputs_of_the_rust_network() {
-    let dir = std::env::temp_dir().join(format!("sowing-azpy-{}", std::process::id()));
+    python_agrees(Body::Mlp);
+}
+
+#[test]
+fn the_python_ring_network_gives_the_outputs_of_the_rust_one() {
+    python_agrees(Body::Ring);
+}
+
+fn python_agrees(body: Body) {
+    let dir = std::env::temp_dir().join(format!("sowing-azpy-{body}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut args = tiny_args(&dir);
     args.hidden = 32;
     args.blocks = 2;
+    args.net = body;
     let mut trainer = Trainer::new(args).unwrap();
     trainer.iterate(&mut |_| {}).unwrap();
 

@@ -49,9 +49,36 @@ def test_the_network_has_the_rust_names_and_shapes():
     }
 
 
-def test_outputs_mask_illegal_actions_and_bound_the_value():
+def test_the_ring_network_has_the_rust_names_and_shapes():
+    net = nn.PolicyValueNet(6, hidden=8, blocks=1, body="ring")
+    shapes = {k: tuple(v.shape) for k, v in net.state_dict().items()}
+    assert shapes == {
+        "input.weight": (8, 8, 3),
+        "input.bias": (8,),
+        "block0.norm.weight": (8,),
+        "block0.norm.bias": (8,),
+        "block0.conv1.weight": (8, 8, 3),
+        "block0.conv1.bias": (8,),
+        "block0.conv2.weight": (8, 8, 3),
+        "block0.conv2.bias": (8,),
+        "norm.weight": (8,),
+        "norm.bias": (8,),
+        "policy.weight": (1, 8, 1),
+        "policy.bias": (1,),
+        "value_hidden.weight": (4, 8 * 12),
+        "value_hidden.bias": (4,),
+        "value.weight": (1, 4),
+        "value.bias": (1,),
+    }
+    assert net.config["body"] == "ring"
+    with pytest.raises(ValueError, match="body must be one of mlp, ring"):
+        nn.PolicyValueNet(6, body="conv")
+
+
+@pytest.mark.parametrize("body", ["mlp", "ring"])
+def test_outputs_mask_illegal_actions_and_bound_the_value(body):
     torch.manual_seed(0)
-    net = nn.PolicyValueNet(6, hidden=16, blocks=1)
+    net = nn.PolicyValueNet(6, hidden=16, blocks=1, body=body)
     seen = []
 
     def record(obs, mask):
@@ -81,9 +108,10 @@ def save_checkpoint(run, net, iteration=1, rules="en-dodoi-6", simulations=16):
     return _checkpoint.write(run, meta, {_checkpoint.SAFETENSORS: data})
 
 
-def test_a_checkpoint_loads_with_its_outputs_and_plays_as_az(tmp_path):
+@pytest.mark.parametrize("body", ["mlp", "ring"])
+def test_a_checkpoint_loads_with_its_outputs_and_plays_as_az(tmp_path, body):
     torch.manual_seed(1)
-    net = nn.PolicyValueNet(6, hidden=16, blocks=2)
+    net = nn.PolicyValueNet(6, hidden=16, blocks=2, body=body)
     save_checkpoint(tmp_path, net, iteration=1)
     folder = save_checkpoint(tmp_path, net, iteration=2)
     loaded, meta = nn.load(tmp_path)
@@ -147,6 +175,11 @@ def test_weights_of_another_network_do_not_load(tmp_path):
     folder = save_checkpoint(tmp_path, nn.PolicyValueNet(6, hidden=8, blocks=1))
     meta = json.loads((folder / "meta.json").read_text())
     meta["net"]["hidden"] = 16
+    (folder / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(nn.CheckpointError, match="does not load"):
+        nn.load(folder)
+    meta["net"]["hidden"] = 8
+    meta["net"]["body"] = "ring"
     (folder / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(nn.CheckpointError, match="does not load"):
         nn.load(folder)

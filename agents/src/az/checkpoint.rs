@@ -21,7 +21,7 @@
 //! agent that plays a checkpoint ([`load_checkpoint`]), do not depend on the trainer: a player
 //! reads only the [`SearchSettings`] of the arguments.
 
-use crate::az::network::{NetConfig, PolicyValueNet};
+use crate::az::network::{Body, NetConfig, PolicyValueNet};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use sowing_env::Rules;
@@ -626,7 +626,8 @@ impl Weights {
 }
 
 /// The shape of the network whose tensors are `tensors`, from the sizes of its first and last
-/// layers and the number of its blocks (names as `network.rs` gives them).
+/// layers and the number of its blocks (names as `network.rs` gives them): an MLP's input layer
+/// is a matrix, a ring's a convolution over three holes.
 fn held_network(tensors: &BTreeMap<String, Tensor>) -> Result<NetConfig, String> {
     let dims = |name: &str| -> Result<Vec<i64>, String> {
         let t = tensors.get(name).ok_or_else(|| {
@@ -635,20 +636,48 @@ fn held_network(tensors: &BTreeMap<String, Tensor>) -> Result<NetConfig, String>
         Ok(t.size())
     };
     let (input, policy) = (dims("input.weight")?, dims("policy.weight")?);
-    let (&[hidden, input_len], &[holes, _]) = (input.as_slice(), policy.as_slice()) else {
-        return Err(format!(
-            "its input.weight has shape {input:?} and policy.weight {policy:?}: not two matrices"
-        ));
+    let count_blocks = |layer: &str| {
+        (0..)
+            .take_while(|i| tensors.contains_key(&format!("block{i}.{layer}.weight")))
+            .count()
     };
-    let blocks = (0..)
-        .take_while(|i| tensors.contains_key(&format!("block{i}.fc1.weight")))
-        .count();
-    let lookahead = match input_len {
-        n if n == 6 * holes + 2 => true,
-        n if n == 3 * holes + 2 => false,
-        n => {
+    let (body, hidden, holes, blocks, lookahead) = match (input.as_slice(), policy.as_slice()) {
+        (&[hidden, input_len], &[holes, _]) => {
+            let lookahead = match input_len {
+                n if n == 6 * holes + 2 => true,
+                n if n == 3 * holes + 2 => false,
+                n => {
+                    return Err(format!(
+                        "its input takes {n} values, neither 3 * {holes} + 2 nor 6 * {holes} + 2"
+                    ));
+                }
+            };
+            (Body::Mlp, hidden, holes, count_blocks("fc1"), lookahead)
+        }
+        (&[hidden, channels, 3], &[1, _, 1]) if hidden > 0 => {
+            // The value head reads every hole's channels: 2n * hidden values.
+            let value_in = dims("value_hidden.weight")?.get(1).copied().unwrap_or(0);
+            if value_in <= 0 || value_in % (2 * hidden) != 0 {
+                return Err(format!(
+                    "its value_hidden reads {value_in} values, not 2 * holes * {hidden}"
+                ));
+            }
+            let lookahead = match channels {
+                8 => true,
+                5 => false,
+                c => {
+                    return Err(format!(
+                        "its input has {c} channels per hole, neither 5 nor 8"
+                    ));
+                }
+            };
+            let holes = value_in / (2 * hidden);
+            (Body::Ring, hidden, holes, count_blocks("conv1"), lookahead)
+        }
+        _ => {
             return Err(format!(
-                "its input takes {n} values, neither 3 * {holes} + 2 nor 6 * {holes} + 2"
+                "its input.weight has shape {input:?} and policy.weight {policy:?}: neither an \
+                 MLP's two matrices nor a ring's convolutions"
             ));
         }
     };
@@ -657,13 +686,15 @@ fn held_network(tensors: &BTreeMap<String, Tensor>) -> Result<NetConfig, String>
         hidden: hidden as usize,
         blocks,
         lookahead,
+        body,
     })
 }
 
 /// A network's shape in words.
 fn describe(net: &NetConfig) -> String {
     format!(
-        "{} holes, hidden width {}, {} blocks, {}",
+        "{} body, {} holes, hidden width {}, {} blocks, {}",
+        net.body,
         net.holes,
         net.hidden,
         net.blocks,

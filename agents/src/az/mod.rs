@@ -24,6 +24,6 @@ pub mod trainer;
 
 pub use agent::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
 pub use checkpoint::{LoadedNet, load_checkpoint};
-pub use network::{NetConfig, PolicyValueNet};
+pub use network::{Body, NetConfig, PolicyValueNet};
 pub use puct::{BatchSearch, PuctConfig, SearchResult};
 pub use trainer::{Args, IterationMetrics, Progress, RootSearch, TrainError, Trainer};

@@ -1,10 +1,17 @@
-//! The policy-value network: a residual MLP over the relative observation, one definition for
-//! every board size (the sizes of the first and last layers follow the number of holes).
+//! The policy-value network, one definition for every board size (the sizes of the first and
+//! last layers follow the number of holes), with one of two bodies ([`Body`]):
+//!
+//! - `mlp`: a residual MLP over the whole input vector;
+//! - `ring`: a residual 1-D convolution over the `2n` holes as the ring they are (circular
+//!   padding, the mover's row first, in sowing order): each hole carries its seeds and, for the
+//!   mover's holes, what its move does (the look-ahead features) and whether it is legal; the
+//!   stores are broadcast to every hole. The same weights serve every hole, as the sowing does.
 //!
 //! Input: [`encode_input`] of [`crate::features`], which the Python network of `sowing.nn`
-//! reads too. Output: policy logits over the `n` actions, illegal ones masked out, and a value in
-//! `[-1, 1]` for the player to move. The Python module defines the same layers under the same
-//! names, and loads the `weights.safetensors` of a checkpoint.
+//! reads too (the ring body rearranges it into channels itself). Output: policy logits over the
+//! `n` actions, illegal ones masked out, and a value in `[-1, 1]` for the player to move. The
+//! Python module defines the same layers under the same names, and loads the
+//! `weights.safetensors` of a checkpoint.
 
 use crate::evaluator::{Evaluation, Evaluator};
 pub use crate::features::encode_input;
@@ -32,12 +39,41 @@ pub struct NetConfig {
     /// existed have none).
     #[serde(default)]
     pub lookahead: bool,
+    /// The body between input and heads (networks saved before there was a choice are MLPs).
+    #[serde(default)]
+    pub body: Body,
+}
+
+/// The body of a network (see the module documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Body {
+    /// A residual MLP over the whole input.
+    #[default]
+    Mlp,
+    /// A residual circular 1-D convolution over the ring of holes.
+    Ring,
+}
+
+impl std::fmt::Display for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Body::Mlp => "mlp",
+            Body::Ring => "ring",
+        })
+    }
 }
 
 impl NetConfig {
     /// Length of the input vector: observation `2n + 2`, look-ahead `3n` if any, legal mask `n`.
     pub fn input_len(&self) -> usize {
         input_len(self.holes, self.lookahead)
+    }
+
+    /// Channels per hole of the ring body: seeds, the mover's-row flag, the two stores, legal,
+    /// and the three look-ahead features if any.
+    pub fn ring_channels(&self) -> usize {
+        if self.lookahead { 8 } else { 5 }
     }
 }
 
@@ -65,16 +101,70 @@ impl Block {
     }
 }
 
-/// The policy-value network. Build it on a `VarStore`'s root path; variable names are stable
-/// (`input`, `block{i}/{norm,fc1,fc2}`, `policy`, `value_hidden`, `value`) so checkpoints load.
+/// One pre-norm residual block of the ring body: `h + conv2 relu(conv1 norm(h))`, each
+/// convolution over three neighbouring holes with circular padding.
+#[derive(Debug)]
+struct RingBlock {
+    norm: nn::GroupNorm,
+    conv1: nn::Conv1D,
+    conv2: nn::Conv1D,
+}
+
+/// A convolution over three neighbouring holes of the ring (the last hole's neighbour is the
+/// first), from `from` channels to `to`.
+fn ring_conv(p: nn::Path, from: i64, to: i64) -> nn::Conv1D {
+    let config = nn::ConvConfig {
+        padding: 1,
+        padding_mode: nn::PaddingMode::Circular,
+        ..Default::default()
+    };
+    nn::conv1d(p, from, to, 3, config)
+}
+
+impl RingBlock {
+    fn new(p: &nn::Path, hidden: i64) -> RingBlock {
+        RingBlock {
+            // One group: the norm spans every channel of every hole, a layer norm of the ring.
+            norm: nn::group_norm(p / "norm", 1, hidden, Default::default()),
+            conv1: ring_conv(p / "conv1", hidden, hidden),
+            conv2: ring_conv(p / "conv2", hidden, hidden),
+        }
+    }
+
+    fn forward(&self, h: &Tensor) -> Tensor {
+        h + self
+            .conv2
+            .forward(&self.conv1.forward(&self.norm.forward(h)).relu())
+    }
+}
+
+/// The layers of a body. One per network, so the size of its larger variant costs nothing.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+enum Layers {
+    Mlp {
+        input: nn::Linear,
+        blocks: Vec<Block>,
+        norm: nn::LayerNorm,
+        policy: nn::Linear,
+    },
+    Ring {
+        input: nn::Conv1D,
+        blocks: Vec<RingBlock>,
+        norm: nn::GroupNorm,
+        /// A 1x1 convolution: each of the mover's holes gives its move's logit.
+        policy: nn::Conv1D,
+    },
+}
+
+/// The policy-value network. Build it on a `VarStore`'s root path; variable names are stable so
+/// checkpoints load: `input`, `block{i}/{norm,fc1,fc2}` (MLP) or `block{i}/{norm,conv1,conv2}`
+/// (ring), `norm`, `policy`, `value_hidden`, `value`.
 #[derive(Debug)]
 pub struct PolicyValueNet {
     config: NetConfig,
     device: Device,
-    input: nn::Linear,
-    blocks: Vec<Block>,
-    norm: nn::LayerNorm,
-    policy: nn::Linear,
+    layers: Layers,
     value_hidden: nn::Linear,
     value: nn::Linear,
 }
@@ -105,29 +195,73 @@ impl PolicyValueNet {
 
     fn build(p: &nn::Path, config: NetConfig) -> PolicyValueNet {
         let hidden = config.hidden as i64;
-        let blocks = (0..config.blocks)
-            .map(|i| Block::new(&(p / format!("block{i}")), hidden))
-            .collect();
+        let (layers, value_in) = match config.body {
+            Body::Mlp => (
+                Layers::Mlp {
+                    input: nn::linear(
+                        p / "input",
+                        config.input_len() as i64,
+                        hidden,
+                        Default::default(),
+                    ),
+                    blocks: (0..config.blocks)
+                        .map(|i| Block::new(&(p / format!("block{i}")), hidden))
+                        .collect(),
+                    norm: nn::layer_norm(p / "norm", vec![hidden], Default::default()),
+                    policy: nn::linear(
+                        p / "policy",
+                        hidden,
+                        config.holes as i64,
+                        Default::default(),
+                    ),
+                },
+                hidden,
+            ),
+            Body::Ring => (
+                Layers::Ring {
+                    input: ring_conv(p / "input", config.ring_channels() as i64, hidden),
+                    blocks: (0..config.blocks)
+                        .map(|i| RingBlock::new(&(p / format!("block{i}")), hidden))
+                        .collect(),
+                    norm: nn::group_norm(p / "norm", 1, hidden, Default::default()),
+                    policy: nn::conv1d(p / "policy", hidden, 1, 1, Default::default()),
+                },
+                // The value head reads every hole's channels.
+                hidden * 2 * config.holes as i64,
+            ),
+        };
         PolicyValueNet {
             config,
             device: p.device(),
-            input: nn::linear(
-                p / "input",
-                config.input_len() as i64,
-                hidden,
-                Default::default(),
-            ),
-            blocks,
-            norm: nn::layer_norm(p / "norm", vec![hidden], Default::default()),
-            policy: nn::linear(
-                p / "policy",
-                hidden,
-                config.holes as i64,
-                Default::default(),
-            ),
-            value_hidden: nn::linear(p / "value_hidden", hidden, hidden / 2, Default::default()),
+            layers,
+            value_hidden: nn::linear(p / "value_hidden", value_in, hidden / 2, Default::default()),
             value: nn::linear(p / "value", hidden / 2, 1, Default::default()),
         }
+    }
+
+    /// The ring body's input: `[B, channels, 2n]` from the input vectors `x` (`[B, input_len]`):
+    /// per hole its seeds, 1 on the mover's row, the two stores, and on the mover's holes the
+    /// legal flag and the look-ahead features (0 on the opponent's). Channels in that order.
+    pub fn ring_input(&self, x: &Tensor) -> Tensor {
+        let n = self.config.holes as i64;
+        let len = self.config.input_len() as i64;
+        let batch = x.size()[0];
+        let zeros = Tensor::zeros([batch, n], (x.kind(), x.device()));
+        let own_row = |t: Tensor| Tensor::cat(&[t, zeros.shallow_clone()], 1);
+        let store = |i: i64| x.narrow(1, 2 * n + i, 1).expand([batch, 2 * n], false);
+        let mut channels = vec![
+            x.narrow(1, 0, 2 * n),
+            own_row(Tensor::ones([batch, n], (x.kind(), x.device()))),
+            store(0),
+            store(1),
+            own_row(x.narrow(1, len - n, n)),
+        ];
+        if self.config.lookahead {
+            for k in 0..3 {
+                channels.push(own_row(x.narrow(1, 2 * n + 2 + k * n, n)));
+            }
+        }
+        Tensor::stack(&channels, 1)
     }
 
     /// Its shape.
@@ -145,15 +279,37 @@ impl PolicyValueNet {
     pub fn forward(&self, x: &Tensor) -> (Tensor, Tensor) {
         let n = self.config.holes as i64;
         let legal = x.narrow(1, self.config.input_len() as i64 - n, n).gt(0.5);
-        let mut h = self.input.forward(x).relu();
-        for block in &self.blocks {
-            h = block.forward(&h);
-        }
-        let h = self.norm.forward(&h).relu();
-        let logits = self
-            .policy
-            .forward(&h)
-            .masked_fill(&legal.logical_not(), MASKED_LOGIT);
+        let (logits, h) = match &self.layers {
+            Layers::Mlp {
+                input,
+                blocks,
+                norm,
+                policy,
+            } => {
+                let mut h = input.forward(x).relu();
+                for block in blocks {
+                    h = block.forward(&h);
+                }
+                let h = norm.forward(&h).relu();
+                (policy.forward(&h), h)
+            }
+            Layers::Ring {
+                input,
+                blocks,
+                norm,
+                policy,
+            } => {
+                let mut h = input.forward(&self.ring_input(x)).relu();
+                for block in blocks {
+                    h = block.forward(&h);
+                }
+                let h = norm.forward(&h).relu();
+                // The mover's holes come first on the ring.
+                let logits = policy.forward(&h).squeeze_dim(1).narrow(1, 0, n);
+                (logits, h.flatten(1, 2))
+            }
+        };
+        let logits = logits.masked_fill(&legal.logical_not(), MASKED_LOGIT);
         let value = self
             .value
             .forward(&self.value_hidden.forward(&h).relu())

@@ -11,7 +11,7 @@ use crate::az::adam::AdamW;
 use crate::az::checkpoint::{
     self, CheckpointError, FileDigest, Meta, RunLock, SAFETENSORS, TRAINER, WEIGHTS,
 };
-use crate::az::network::{NetConfig, PolicyValueNet};
+use crate::az::network::{Body, NetConfig, PolicyValueNet};
 use crate::az::puct::self_play::{self, SELF_PLAY, SelfPlayConfig, stream};
 use crate::az::puct::{GumbelConfig, PuctConfig};
 use crate::az::rating::{self, MatchResult, Z95_ROUNDED};
@@ -84,6 +84,11 @@ pub struct Args {
     /// Residual blocks of the network.
     #[arg(long, default_value_t = 2)]
     pub blocks: usize,
+    /// The network's body: `mlp`, a residual MLP over the whole input, or `ring`, a residual
+    /// convolution over the ring of holes (circular padding; --hidden channels per hole).
+    #[arg(long, value_enum, default_value_t = Body::Mlp)]
+    #[serde(default)]
+    pub net: Body,
     /// Give the network the one-move look-ahead features (what each move captures, the
     /// opponent's best capture after it, a game it ends): `--lookahead false` for the board alone.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
@@ -325,6 +330,7 @@ impl Args {
             hidden: self.hidden,
             blocks: self.blocks,
             lookahead: self.lookahead,
+            body: self.net,
         };
         let floats = |n: u128| n * 4;
         let sample = floats((net.input_len() + holes + 1) as u128);
@@ -368,19 +374,26 @@ impl Args {
 const SAMPLE_PLIES: u32 = 150;
 
 /// Parameters of a network of shape `net`: the input layer, each block's norm and two square
-/// layers, the final norm, the policy head and the two layers of the value head.
+/// layers (convolutions over three holes for a ring), the final norm, the policy head and the
+/// two layers of the value head.
 fn parameters(net: &NetConfig) -> u128 {
     let (h, n, i) = (
         net.hidden as u128,
         net.holes as u128,
         net.input_len() as u128,
     );
-    let block = 2 * h + 2 * (h * h + h);
-    (i * h + h)
-        + net.blocks as u128 * block
+    let (input, layer, policy, value_in) = match net.body {
+        Body::Mlp => (i * h + h, h * h + h, h * n + n, h),
+        Body::Ring => {
+            let c = net.ring_channels() as u128;
+            (3 * c * h + h, 3 * h * h + h, h + 1, 2 * n * h)
+        }
+    };
+    input
+        + net.blocks as u128 * (2 * h + 2 * layer)
         + 2 * h
-        + (h * n + n)
-        + (h * (h / 2) + h / 2)
+        + policy
+        + (value_in * (h / 2) + h / 2)
         + (h / 2 + 1)
 }
 
@@ -600,6 +613,7 @@ impl Trainer {
             hidden: args.hidden,
             blocks: args.blocks,
             lookahead: args.lookahead,
+            body: args.net,
         };
         let vs = nn::VarStore::new(Device::cuda_if_available());
         let net = PolicyValueNet::seeded(&vs.root(), net_config, args.seed);
@@ -1097,14 +1111,20 @@ mod tests {
 
     #[test]
     fn the_parameter_count_is_the_networks() {
-        for (holes, hidden, blocks, lookahead) in
-            [(6, 8, 1, true), (10, 64, 3, false), (8, 33, 0, true)]
-        {
+        for (holes, hidden, blocks, lookahead, body) in [
+            (6, 8, 1, true, Body::Mlp),
+            (10, 64, 3, false, Body::Mlp),
+            (8, 33, 0, true, Body::Mlp),
+            (6, 8, 1, true, Body::Ring),
+            (10, 16, 2, false, Body::Ring),
+            (7, 33, 0, true, Body::Ring),
+        ] {
             let net = NetConfig {
                 holes,
                 hidden,
                 blocks,
                 lookahead,
+                body,
             };
             let vs = nn::VarStore::new(Device::Cpu);
             let _built = PolicyValueNet::new(&vs.root(), net);

@@ -2,11 +2,14 @@
 the same outputs, so that a checkpoint's ``weights.safetensors`` loads into it and plays, and a
 network trained in Python can be searched by the Rust search (``sowing.search``).
 
-- ``PolicyValueNet(holes, hidden=64, blocks=2, lookahead=True)``: a residual MLP over the input of
-  ``sowing.search`` (``input_length(holes, lookahead)`` values, the legal mask last); ``forward``
+- ``PolicyValueNet(holes, hidden=64, blocks=2, lookahead=True, body="mlp")``: over the input of
+  ``sowing.search`` (``input_length(holes, lookahead)`` values, the legal mask last), a residual
+  MLP (``body="mlp"``) or a residual convolution over the ``2n`` holes as a ring (``"ring"``:
+  circular padding, the mover's row first; each hole carries its seeds, a mover's-row flag, the
+  two stores, and on the mover's holes the legal flag and the look-ahead features); ``forward``
   gives the policy logits ``[B, n]`` (illegal actions at -1e9) and the value ``[B]`` in
-  ``[-1, 1]`` for the player to move. Variables: ``input``, ``block{i}.{norm,fc1,fc2}``,
-  ``norm``, ``policy``, ``value_hidden``, ``value``.
+  ``[-1, 1]`` for the player to move. Variables: ``input``, ``block{i}.{norm,fc1,fc2}`` (MLP) or
+  ``block{i}.{norm,conv1,conv2}`` (ring), ``norm``, ``policy``, ``value_hidden``, ``value``.
 - ``net.evaluator()``: the function ``evaluate(obs, mask)`` for the search (``no_grad``, numpy
   in and out).
 - ``load(path)``: the network of a checkpoint (a run directory, its newest iteration, or one
@@ -62,25 +65,67 @@ class Block(nn.Module):
         return h + self.fc2(torch.relu(self.fc1(self.norm(h))))
 
 
+def _ring_conv(channels_in: int, channels_out: int) -> nn.Conv1d:
+    """A convolution over three neighbouring holes of the ring (the last hole's neighbour is the
+    first)."""
+    return nn.Conv1d(channels_in, channels_out, 3, padding=1, padding_mode="circular")
+
+
+class RingBlock(nn.Module):
+    """One pre-norm residual block of the ring body: ``h + conv2(relu(conv1(norm(h))))``."""
+
+    def __init__(self, hidden: int) -> None:
+        super().__init__()
+        self.norm = nn.GroupNorm(1, hidden)
+        self.conv1 = _ring_conv(hidden, hidden)
+        self.conv2 = _ring_conv(hidden, hidden)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return h + self.conv2(torch.relu(self.conv1(self.norm(h))))
+
+
+BODIES = ("mlp", "ring")
+"""The bodies a network may have (``--net`` of ``sowing train``)."""
+
+
 class PolicyValueNet(nn.Module):
     """The network of ``sowing train`` for boards of ``holes`` holes per row."""
 
-    def __init__(self, holes: int, hidden: int = 64, blocks: int = 2, lookahead: bool = True) -> None:
+    def __init__(
+        self,
+        holes: int,
+        hidden: int = 64,
+        blocks: int = 2,
+        lookahead: bool = True,
+        body: str = "mlp",
+    ) -> None:
         super().__init__()
         if not 1 <= holes <= 16:
             raise ValueError(f"holes must be 1 to 16, got {holes}")
         if not 2 <= hidden <= 4096 or not 0 <= blocks <= 64:
             raise ValueError(f"hidden must be 2 to 4096 and blocks 0 to 64, got {hidden}, {blocks}")
+        if body not in BODIES:
+            raise ValueError(f"body must be one of {', '.join(BODIES)}, got {body!r}")
         self.holes = holes
         self.hidden = hidden
         self.blocks = blocks
         self.lookahead = lookahead
-        self.input = nn.Linear(input_length(holes, lookahead), hidden)
-        for i in range(blocks):
-            self.add_module(f"block{i}", Block(hidden))
-        self.norm = nn.LayerNorm(hidden)
-        self.policy = nn.Linear(hidden, holes)
-        self.value_hidden = nn.Linear(hidden, hidden // 2)
+        self.body = body
+        if body == "mlp":
+            self.input = nn.Linear(input_length(holes, lookahead), hidden)
+            for i in range(blocks):
+                self.add_module(f"block{i}", Block(hidden))
+            self.norm = nn.LayerNorm(hidden)
+            self.policy = nn.Linear(hidden, holes)
+            value_in = hidden
+        else:
+            self.input = _ring_conv(8 if lookahead else 5, hidden)
+            for i in range(blocks):
+                self.add_module(f"block{i}", RingBlock(hidden))
+            self.norm = nn.GroupNorm(1, hidden)
+            self.policy = nn.Conv1d(hidden, 1, 1)
+            value_in = hidden * 2 * holes
+        self.value_hidden = nn.Linear(value_in, hidden // 2)
         self.value = nn.Linear(hidden // 2, 1)
 
     @property
@@ -91,16 +136,43 @@ class PolicyValueNet(nn.Module):
             "hidden": self.hidden,
             "blocks": self.blocks,
             "lookahead": self.lookahead,
+            "body": self.body,
         }
+
+    def _ring_input(self, x: torch.Tensor) -> torch.Tensor:
+        """``[B, channels, 2n]``: per hole its seeds, 1 on the mover's row, the two stores, and
+        on the mover's holes the legal flag and the look-ahead features (0 on the opponent's)."""
+        n = self.holes
+        zeros = x.new_zeros(x.shape[0], n)
+
+        def own_row(t: torch.Tensor) -> torch.Tensor:
+            return torch.cat([t, zeros], 1)
+
+        channels = [
+            x[:, : 2 * n],
+            own_row(torch.ones_like(zeros)),
+            x[:, 2 * n : 2 * n + 1].expand(-1, 2 * n),
+            x[:, 2 * n + 1 : 2 * n + 2].expand(-1, 2 * n),
+            own_row(x[:, -n:]),
+        ]
+        if self.lookahead:
+            channels += [own_row(x[:, 2 * n + 2 + k * n : 2 * n + 2 + (k + 1) * n]) for k in range(3)]
+        return torch.stack(channels, 1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         n = self.holes
         legal = x[:, -n:] > 0.5
-        h = torch.relu(self.input(x))
+        h = torch.relu(self.input(self._ring_input(x) if self.body == "ring" else x))
         for i in range(self.blocks):
             h = getattr(self, f"block{i}")(h)
         h = torch.relu(self.norm(h))
-        logits = self.policy(h).masked_fill(~legal, MASKED_LOGIT)
+        if self.body == "ring":
+            # The mover's holes come first on the ring.
+            logits = self.policy(h).squeeze(1)[:, :n]
+            h = h.flatten(1)
+        else:
+            logits = self.policy(h)
+        logits = logits.masked_fill(~legal, MASKED_LOGIT)
         value = torch.tanh(self.value(torch.relu(self.value_hidden(h)))).squeeze(1)
         return logits, value
 
@@ -158,6 +230,7 @@ def load(path: str | os.PathLike[str]) -> tuple[PolicyValueNet, dict[str, Any]]:
             int(net_config["hidden"]),
             int(net_config["blocks"]),
             bool(net_config.get("lookahead", False)),
+            str(net_config.get("body", "mlp")),
         )
         arrays = _safetensors.load(folder / _checkpoint.SAFETENSORS)
         net.load_arrays(arrays)
