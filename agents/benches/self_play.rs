@@ -60,6 +60,7 @@ fn round(
         value_mix: 0.5,
         lookahead: true,
         gumbel: None,
+        playout_cap: None,
     };
     // Copies made before the clock starts, as the trainer's are a negligible part of its
     // iteration.

@@ -321,6 +321,56 @@ fn a_keep_last_of_zero_is_refused() {
 }
 
 #[test]
+fn playout_cap_settings_out_of_range_are_refused() {
+    let dir = scratch("cap-bad");
+    for (fraction, fast, wanted) in [
+        (0.0, 2, "--full-fraction must be above 0 and at most 1"),
+        (1.5, 2, "--full-fraction must be above 0 and at most 1"),
+        (f64::NAN, 2, "--full-fraction must be above 0"),
+        (
+            0.5,
+            0,
+            "--fast-simulations must be at least 1 and at most --simulations",
+        ),
+        (
+            0.5,
+            1000,
+            "--fast-simulations must be at least 1 and at most --simulations",
+        ),
+    ] {
+        let mut args = tiny(&dir, 1);
+        args.full_fraction = fraction;
+        args.fast_simulations = fast;
+        let msg = Trainer::new(args).unwrap_err().to_string();
+        assert!(msg.contains(wanted), "{fraction} {fast}: {msg}");
+    }
+    // Without a cap the fast simulations are not read.
+    let mut args = tiny(&dir, 1);
+    args.fast_simulations = 1000;
+    let trainer = train(args);
+    assert_eq!(trainer.iteration(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A capped run trains and records its cap in every checkpoint.
+#[test]
+fn a_playout_capped_run_trains_and_keeps_its_cap() {
+    let dir = scratch("cap");
+    let mut args = tiny(&dir, 1);
+    args.full_fraction = 0.5;
+    args.fast_simulations = 2;
+    let trainer = train(args);
+    let m = &trainer.history()[0];
+    assert!(m.positions > 0 && m.steps > 0);
+    let meta = checkpoint::iteration_dir(&dir, 1).join(checkpoint::META);
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(meta).unwrap()).unwrap();
+    assert_eq!(meta["args"]["full_fraction"], 0.5);
+    assert_eq!(meta["args"]["fast_simulations"], 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn every_evaluation_measures_accuracy_on_the_same_positions() {
     let dir = scratch("accuracy");
     let mut args = with_positions(&dir, 3);

@@ -158,6 +158,7 @@ fn config(simulations: u32) -> SelfPlayConfig {
         value_mix: 0.0,
         lookahead: true,
         gumbel: None,
+        playout_cap: None,
     }
 }
 
@@ -223,6 +224,43 @@ fn a_self_play_game_does_not_depend_on_the_games_beside_it() {
     assert_eq!(sorted(together.samples.clone()), sorted(alone));
     // Another seed, other games.
     assert_ne!(play(&games, 8, 6).samples, together.samples);
+}
+
+/// Playout-cap randomisation: about the full fraction of the moves become samples, each still
+/// with its game's result; the games stay independent of the batch and reproducible.
+#[test]
+fn a_playout_cap_teaches_the_full_searches_alone() {
+    let capped = SelfPlayConfig {
+        playout_cap: Some(self_play::PlayoutCap {
+            full_fraction: 0.25,
+            fast_simulations: 2,
+        }),
+        ..config(16)
+    };
+    let games: Vec<u32> = (0..24).collect();
+    let played = play_with(&capped, &games, 8, 5);
+    let share = played.samples.len() as f64 / played.moves as f64;
+    assert!(
+        (0.18..0.32).contains(&share),
+        "{} samples of {} moves",
+        played.samples.len(),
+        played.moves
+    );
+    assert!(
+        played
+            .samples
+            .iter()
+            .all(|s| [-1.0, 0.0, 1.0].contains(&s.value))
+    );
+    let fewer = play_with(&capped, &games, 3, 5);
+    assert_eq!(sorted(played.samples.clone()), sorted(fewer.samples));
+    assert_eq!(
+        (played.moves, played.south_wins),
+        (fewer.moves, fewer.south_wins)
+    );
+    // Without the cap every move is a sample.
+    let full = play(&games, 8, 5);
+    assert_eq!(full.samples.len() as u64, full.moves);
 }
 
 #[test]

@@ -647,6 +647,7 @@ pub fn self_play<'py>(
         value_mix,
         lookahead,
         gumbel,
+        playout_cap: None,
     };
     let failure = Failure::default();
     let played = long_call::run(py, SEARCH_STACK, |stop| {

@@ -12,7 +12,7 @@ use crate::az::checkpoint::{
     self, CheckpointError, FileDigest, Meta, RunLock, SAFETENSORS, TRAINER, WEIGHTS,
 };
 use crate::az::network::{Body, NetConfig, PolicyValueNet};
-use crate::az::puct::self_play::{self, SELF_PLAY, SelfPlayConfig, stream};
+use crate::az::puct::self_play::{self, PlayoutCap, SELF_PLAY, SelfPlayConfig, stream};
 use crate::az::puct::{GumbelConfig, PuctConfig};
 use crate::az::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::az::replay::{ReplayBuffer, Sample};
@@ -110,6 +110,16 @@ pub struct Args {
     #[arg(long, default_value_t = 16)]
     #[serde(default = "sixteen")]
     pub considered: u32,
+    /// Playout-cap randomisation (KataGo): the chance that a self-play move is searched in full
+    /// (--simulations, root noise) and becomes a sample; the other moves get a fast search of
+    /// --fast-simulations without noise and are not taught. 1 (the default): every move in full.
+    #[arg(long, default_value_t = 1.0, value_name = "P")]
+    #[serde(default = "every_move")]
+    pub full_fraction: f64,
+    /// With --full-fraction below 1: the simulations of a fast search.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    #[serde(default = "sixteen")]
+    pub fast_simulations: u32,
     /// Self-play games per iteration.
     #[arg(long, default_value_t = 256)]
     pub games_per_iteration: u32,
@@ -279,6 +289,16 @@ impl Args {
         if self.considered == 0 || self.considered > 64 {
             return bad("considered", "between 1 and 64");
         }
+        if !(self.full_fraction > 0.0 && self.full_fraction <= 1.0) {
+            return bad("full-fraction", "above 0 and at most 1");
+        }
+        let capped = self.full_fraction < 1.0;
+        if capped && (self.fast_simulations == 0 || self.fast_simulations > self.simulations) {
+            return bad(
+                "fast-simulations",
+                "at least 1 and at most --simulations (with --full-fraction below 1)",
+            );
+        }
         if self.eval_every == 0 {
             return bad("eval-every", "at least 1");
         }
@@ -432,6 +452,11 @@ fn positions_digest(path: &Path) -> Result<FileDigest, TrainError> {
 /// The default of a setting that older checkpoints lack.
 fn one() -> u32 {
     1
+}
+
+/// The default `--full-fraction`: runs begun before it existed searched every move in full.
+fn every_move() -> f64 {
+    1.0
 }
 
 /// The default `--considered` (runs begun before `--root` existed searched with PUCT, which does
@@ -915,6 +940,10 @@ impl Trainer {
             value_mix: self.args.value_mix,
             lookahead: self.args.lookahead,
             gumbel: self.args.gumbel(),
+            playout_cap: (self.args.full_fraction < 1.0).then_some(PlayoutCap {
+                full_fraction: self.args.full_fraction,
+                fast_simulations: self.args.fast_simulations,
+            }),
         }
     }
 

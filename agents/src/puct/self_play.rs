@@ -51,6 +51,22 @@ pub struct SelfPlayConfig {
     /// moves by visits (drawn for `temperature_plies`, then the most visited), visits as the
     /// target.
     pub gumbel: Option<GumbelConfig>,
+    /// KataGo's playout-cap randomisation; `None`: every move searched in full and taught.
+    pub playout_cap: Option<PlayoutCap>,
+}
+
+/// Playout-cap randomisation (Wu, 2019, KataGo): each move of a self-play game is searched in
+/// full (`config.puct`, root noise, Gumbel if set) with probability `full_fraction`, and only
+/// those moves become samples; the others get a fast search of `fast_simulations` without noise,
+/// whose visits are too few to teach the policy and serve only to play the game on. So a game
+/// costs less and more games give value targets, at the same number of full searches per
+/// sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlayoutCap {
+    /// The chance that a move is searched in full, in `(0, 1]`.
+    pub full_fraction: f64,
+    /// Simulations of a fast search.
+    pub fast_simulations: u32,
 }
 
 /// One searched position of a finished game.
@@ -73,6 +89,8 @@ pub struct Played {
     pub samples: Vec<Sample>,
     /// Games South won.
     pub south_wins: u32,
+    /// Moves played, taught or not (with a playout cap, more than the samples).
+    pub moves: u64,
 }
 
 /// The move a Gumbel root chose, and its policy target over the `n` actions.
@@ -84,6 +102,37 @@ struct Game {
     rng: ChaCha8Rng,
     /// Per position: network input, search policy, root value, and the mover.
     positions: Vec<(Vec<f32>, Vec<f32>, f32, Player)>,
+}
+
+/// Search `roots` together, with Gumbel AlphaZero's root if `gumbel` is set (its winner played
+/// for `temperature_plies`, then its best, and its improved policy kept), else PUCT.
+fn search_group<X>(
+    search: &mut BatchSearch,
+    roots: &[State],
+    puct: &PuctConfig,
+    gumbel: Option<&GumbelConfig>,
+    temperature_plies: u32,
+    rngs: &mut [ChaCha8Rng],
+    evaluate: &mut impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
+) -> Result<Vec<(SearchResult, Option<Chosen>)>, X> {
+    Ok(match gumbel {
+        Some(gumbel) => search
+            .try_search_gumbel(roots, puct, gumbel, rngs, evaluate)?
+            .into_iter()
+            .zip(roots)
+            .map(|(r, root)| {
+                let n = root.holes();
+                let explore = root.ply() < temperature_plies;
+                let action = if explore { r.action } else { r.best };
+                (r.search, Some((action, r.policy[..n].to_vec())))
+            })
+            .collect(),
+        None => search
+            .try_search(roots, puct, rngs, evaluate)?
+            .into_iter()
+            .map(|r| (r, None))
+            .collect(),
+    })
 }
 
 /// Play games `games` of iteration `iteration` (numbers, which fix their random streams),
@@ -118,26 +167,53 @@ pub fn play_games<X>(
     let mut out = Played::default();
     while !active.is_empty() {
         let roots: Vec<State> = active.iter().map(|g| g.state).collect();
+        // Which games search this move in full (all of them without a playout cap), drawn
+        // before their search's own randomness.
+        let full: Vec<bool> = active
+            .iter_mut()
+            .map(|g| {
+                config
+                    .playout_cap
+                    .is_none_or(|cap| g.rng.random_bool(cap.full_fraction))
+            })
+            .collect();
         let mut rngs: Vec<ChaCha8Rng> = active.iter().map(|g| g.rng.clone()).collect();
-        let results: Vec<(SearchResult, Option<Chosen>)> = match &config.gumbel {
-            Some(gumbel) => search
-                .try_search_gumbel(&roots, &config.puct, gumbel, &mut rngs, &mut evaluate)?
-                .into_iter()
-                .zip(&roots)
-                .map(|(r, root)| {
-                    let explore = root.ply() < config.temperature_plies;
-                    let action = if explore { r.action } else { r.best };
-                    (r.search, Some((action, r.policy[..n].to_vec())))
-                })
-                .collect(),
-            None => search
-                .try_search(&roots, &config.puct, &mut rngs, &mut evaluate)?
-                .into_iter()
-                .map(|r| (r, None))
-                .collect(),
-        };
+        let mut results: Vec<Option<(SearchResult, Option<Chosen>)>> = vec![None; active.len()];
+        let fast = config.playout_cap.map(|cap| PuctConfig {
+            simulations: cap.fast_simulations,
+            noise_fraction: 0.0,
+            ..config.puct
+        });
+        let groups = [
+            (true, Some(config.puct), config.gumbel.as_ref()),
+            (false, fast, None),
+        ];
+        for (in_full, puct, gumbel) in groups {
+            let Some(puct) = puct else { continue };
+            let members: Vec<usize> = (0..active.len()).filter(|&i| full[i] == in_full).collect();
+            if members.is_empty() {
+                continue;
+            }
+            let group_roots: Vec<State> = members.iter().map(|&i| roots[i]).collect();
+            let mut group_rngs: Vec<ChaCha8Rng> =
+                members.iter().map(|&i| rngs[i].clone()).collect();
+            let found = search_group(
+                &mut search,
+                &group_roots,
+                &puct,
+                gumbel,
+                config.temperature_plies,
+                &mut group_rngs,
+                &mut evaluate,
+            )?;
+            for ((&i, found), rng) in members.iter().zip(found).zip(group_rngs) {
+                results[i] = Some(found);
+                rngs[i] = rng;
+            }
+        }
         let mut done = Vec::new();
-        for (i, (game, (result, gumbel))) in active.iter_mut().zip(results).enumerate() {
+        for (i, (game, searched)) in active.iter_mut().zip(results).enumerate() {
+            let (result, gumbel) = searched.expect("every game was searched in one group");
             game.rng = rngs[i].clone();
             let mut input = vec![0.0f32; len];
             encode_input(&game.state, config.lookahead, &mut input);
@@ -157,8 +233,11 @@ pub fn play_games<X>(
                     (action, policy)
                 }
             };
-            game.positions
-                .push((input, policy, result.value, game.state.to_move()));
+            out.moves += 1;
+            if full[i] {
+                game.positions
+                    .push((input, policy, result.value, game.state.to_move()));
+            }
             game.state = game.state.play_unchecked(action);
             if !game.state.is_over() {
                 continue;
@@ -251,6 +330,7 @@ where
         let out = out?;
         played.samples.extend(out.samples);
         played.south_wins += out.south_wins;
+        played.moves += out.moves;
     }
     Ok(played)
 }
