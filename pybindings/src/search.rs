@@ -28,7 +28,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::features::{encode_input, input_len};
 use sowing_agents::matches::{self, BatchPlayer, Match, Pairing, Salts, Seat};
-use sowing_agents::puct::self_play::{SelfPlayConfig, play_dealt};
+use sowing_agents::puct::self_play::{PlayoutCap, SelfPlayConfig, play_dealt};
 use sowing_agents::puct::{BatchSearch, GumbelConfig, Linear, PuctConfig};
 use sowing_agents::stats::{Rate, rate_against};
 use sowing_agents::{
@@ -564,7 +564,7 @@ type SampleArrays<'py> = (
 #[pyo3(signature = (
     variant, evaluate, games, first_game, seed, iteration, simulations, c_puct,
     dirichlet_alpha, noise_fraction, temperature_plies, opening_plies, value_mix,
-    parallel_games, threads, lookahead, root, considered
+    parallel_games, threads, lookahead, root, considered, full_fraction, fast_simulations
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn self_play<'py>(
@@ -587,6 +587,8 @@ pub fn self_play<'py>(
     lookahead: bool,
     root: &str,
     considered: &Bound<'py, PyAny>,
+    full_fraction: f64,
+    fast_simulations: &Bound<'py, PyAny>,
 ) -> PyResult<SampleArrays<'py>> {
     let rules = rules_arg(variant)?;
     let valuer = Valuer::from_arg(evaluate)?;
@@ -631,6 +633,27 @@ pub fn self_play<'py>(
             )));
         }
     };
+    if !(full_fraction > 0.0 && full_fraction <= 1.0) {
+        return Err(PyValueError::new_err(format!(
+            "full_fraction must be above 0 and at most 1, got {full_fraction}"
+        )));
+    }
+    let playout_cap = if full_fraction < 1.0 {
+        let most = i128::from(puct.simulations);
+        let fast = args::int_in(
+            fast_simulations,
+            "fast_simulations",
+            1,
+            most,
+            "1 to simulations, with full_fraction below 1",
+        )? as u32;
+        Some(PlayoutCap {
+            full_fraction,
+            fast_simulations: fast,
+        })
+    } else {
+        None
+    };
     let holes = rules.holes();
     valuer.check(holes, lookahead)?;
     check_tree_memory(parallel_games as usize, puct.simulations)?;
@@ -647,7 +670,7 @@ pub fn self_play<'py>(
         value_mix,
         lookahead,
         gumbel,
-        playout_cap: None,
+        playout_cap,
     };
     let failure = Failure::default();
     let played = long_call::run(py, SEARCH_STACK, |stop| {

@@ -323,6 +323,24 @@ def test_gumbel_self_play_teaches_the_improved_policy():
         run(1, considered=0)
 
 
+def test_a_playout_cap_returns_the_full_searches_alone():
+    def run(**kw):
+        return self_play("en-dodoi-6", linear_numpy, games=16, simulations=16, value_mix=0.0, **kw)
+
+    full = run()
+    capped = run(full_fraction=0.25, fast_simulations=2)
+    again = run(full_fraction=0.25, fast_simulations=2)
+    assert np.array_equal(capped.observation, again.observation)
+    # A quarter of the moves, each with its game's result: far fewer samples than games' moves.
+    assert 0 < len(capped.value) < 0.5 * len(full.value)
+    assert set(np.unique(capped.value)) <= {-1.0, 0.0, 1.0}
+    for bad in [dict(full_fraction=0.0), dict(full_fraction=1.5), dict(full_fraction=float("nan"))]:
+        with pytest.raises(ValueError, match="full_fraction must be above 0 and at most 1"):
+            run(**bad)
+    with pytest.raises(ValueError, match="fast_simulations"):
+        run(full_fraction=0.5, fast_simulations=17)
+
+
 def test_value_targets_mix_the_result_and_the_search():
     pure = self_play("en-dodoi-6", linear_numpy, games=6, simulations=8, value_mix=0.0)
     assert set(np.unique(pure.value)) <= {-1.0, 0.0, 1.0}

@@ -359,6 +359,8 @@ def self_play(
     lookahead: bool,
     root: str,
     considered: int,
+    full_fraction: float,
+    fast_simulations: int,
 ) -> tuple[
     npt.NDArray[np.float32],
     npt.NDArray[np.bool_],

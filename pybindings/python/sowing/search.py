@@ -200,6 +200,8 @@ def self_play(
     lookahead: bool = True,
     root: str = "puct",
     considered: int = 16,
+    full_fraction: float = 1.0,
+    fast_simulations: int = 16,
 ) -> Samples:
     """Play ``games`` self-play games of ``variant`` (a preset name or ``sowing.Rules``), numbered
     from ``first_game``, as ``sowing train`` does: each from a random opening of 0 to ``opening_plies`` plies, every move
@@ -216,6 +218,10 @@ def self_play(
     by sequential halving, the winner is played for ``temperature_plies`` plies and the best
     without the draws after, and ``policy`` is the improved policy ``softmax(logits +
     sigma(completed Q))`` rather than the visit shares; no Dirichlet noise.
+
+    ``full_fraction`` below 1 is KataGo's playout-cap randomisation (``sowing train
+    --full-fraction``): a move is searched in full and returned as a sample with that chance, the
+    others get a fast search of ``fast_simulations`` without noise and only play the game on.
 
     ``threads`` workers (game ``g`` to worker ``g % threads``, each with ``parallel_games /
     threads`` games) call ``evaluate`` from their own threads, so it must be thread-safe
@@ -240,6 +246,8 @@ def self_play(
         bool(lookahead),
         root,
         considered,
+        _number(full_fraction, "full_fraction"),
+        fast_simulations,
     )
     return Samples(observation, mask, policy, value, player, int(games), int(south_wins))
 
