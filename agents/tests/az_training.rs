@@ -25,9 +25,14 @@ struct Cli {
 
 /// Tiny settings: a small network, few simulations and games, quick baselines.
 fn tiny(out: &Path, iterations: u32) -> Args {
+    Cli::parse_from(tiny_command(out, iterations)).args
+}
+
+/// The command line of [`tiny`].
+fn tiny_command(out: &Path, iterations: u32) -> Vec<String> {
     let out = out.to_str().unwrap();
     let iterations = iterations.to_string();
-    Cli::parse_from([
+    [
         "train",
         "--variant",
         "en-dodoi-6",
@@ -59,8 +64,10 @@ fn tiny(out: &Path, iterations: u32) -> Args {
         "4",
         "--threads",
         "1",
-    ])
-    .args
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -318,6 +325,94 @@ fn a_keep_last_of_zero_is_refused() {
     args.keep_last = 0;
     let msg = Trainer::new(args).unwrap_err().to_string();
     assert!(msg.contains("--keep-last must be at least 1"), "{msg}");
+}
+
+/// Every number `sowing train` takes, given generated values one flag at a time (the others
+/// tiny): the parser refuses it, or the trainer refuses it with a message that names what to
+/// change, or accepts it; never a panic.
+#[test]
+fn generated_numbers_for_every_training_flag_never_crash_the_trainer() {
+    let flags = [
+        "--iterations",
+        "--minutes",
+        "--keep-last",
+        "--keep-every",
+        "--hidden",
+        "--blocks",
+        "--simulations",
+        "--considered",
+        "--full-fraction",
+        "--fast-simulations",
+        "--games-per-iteration",
+        "--parallel-games",
+        "--c-puct",
+        "--dirichlet-alpha",
+        "--noise-fraction",
+        "--temperature-plies",
+        "--opening-plies",
+        "--value-mix",
+        "--replay-capacity",
+        "--batch-size",
+        "--sample-reuse",
+        "--lr",
+        "--weight-decay",
+        "--eval-games",
+        "--eval-every",
+        "--eval-simulations",
+        "--threads",
+    ];
+    let values = [
+        "0",
+        "1",
+        "3",
+        "-1",
+        "0.5",
+        "1e9",
+        "nan",
+        "inf",
+        "4294967295",
+        "18446744073709551615",
+        "x",
+        "",
+    ];
+    let dir = scratch("generated-flags");
+    let (mut parsed, mut refused) = (0, 0);
+    for flag in flags {
+        // The tiny command without this flag (if it has it), then the flag with each value.
+        let mut base = tiny_command(&dir, 1);
+        if let Some(at) = base.iter().position(|a| a == flag) {
+            base.drain(at..at + 2);
+        }
+        for value in values {
+            let mut argv = base.clone();
+            argv.extend([flag.to_string(), value.to_string()]);
+            let Ok(cli) = Cli::try_parse_from(&argv) else {
+                continue;
+            };
+            parsed += 1;
+            let made = std::panic::catch_unwind(|| {
+                Trainer::new(cli.args)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            });
+            match made {
+                Err(_) => panic!("{flag} {value:?} panicked"),
+                Ok(Err(message)) => {
+                    refused += 1;
+                    assert!(
+                        message.contains("--") || message.contains("memory"),
+                        "{flag} {value:?}: {message}"
+                    );
+                }
+                Ok(Ok(())) => {}
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+    assert!(
+        parsed > 100 && refused > 40,
+        "{parsed} parsed, {refused} refused"
+    );
 }
 
 #[test]
