@@ -198,15 +198,17 @@ impl PolicyValueNet {
         let (layers, value_in) = match config.body {
             Body::Mlp => (
                 Layers::Mlp {
+                    // The blocks are made first, as before there were two bodies, so that a seed
+                    // gives an MLP the initial weights it always gave.
+                    blocks: (0..config.blocks)
+                        .map(|i| Block::new(&(p / format!("block{i}")), hidden))
+                        .collect(),
                     input: nn::linear(
                         p / "input",
                         config.input_len() as i64,
                         hidden,
                         Default::default(),
                     ),
-                    blocks: (0..config.blocks)
-                        .map(|i| Block::new(&(p / format!("block{i}")), hidden))
-                        .collect(),
                     norm: nn::layer_norm(p / "norm", vec![hidden], Default::default()),
                     policy: nn::linear(
                         p / "policy",
