@@ -166,7 +166,6 @@ pub fn play_games<X>(
     let mut active: Vec<Game> = queue.by_ref().take(slots as usize).map(new_game).collect();
     let mut out = Played::default();
     while !active.is_empty() {
-        let roots: Vec<State> = active.iter().map(|g| g.state).collect();
         // Which games search this move in full (all of them without a playout cap), drawn
         // before their search's own randomness.
         let full: Vec<bool> = active
@@ -177,7 +176,6 @@ pub fn play_games<X>(
                     .is_none_or(|cap| g.rng.random_bool(cap.full_fraction))
             })
             .collect();
-        let mut rngs: Vec<ChaCha8Rng> = active.iter().map(|g| g.rng.clone()).collect();
         let mut results: Vec<Option<(SearchResult, Option<Chosen>)>> = vec![None; active.len()];
         let fast = config.playout_cap.map(|cap| PuctConfig {
             simulations: cap.fast_simulations,
@@ -194,27 +192,27 @@ pub fn play_games<X>(
             if members.is_empty() {
                 continue;
             }
-            let group_roots: Vec<State> = members.iter().map(|&i| roots[i]).collect();
-            let mut group_rngs: Vec<ChaCha8Rng> =
-                members.iter().map(|&i| rngs[i].clone()).collect();
+            let roots: Vec<State> = members.iter().map(|&i| active[i].state).collect();
+            let mut rngs: Vec<ChaCha8Rng> =
+                members.iter().map(|&i| active[i].rng.clone()).collect();
             let found = search_group(
                 &mut search,
-                &group_roots,
+                &roots,
                 &puct,
                 gumbel,
                 config.temperature_plies,
-                &mut group_rngs,
+                &mut rngs,
                 &mut evaluate,
             )?;
-            for ((&i, found), rng) in members.iter().zip(found).zip(group_rngs) {
+            // Each game goes on with its stream where its search left it.
+            for ((&i, found), rng) in members.iter().zip(found).zip(rngs) {
                 results[i] = Some(found);
-                rngs[i] = rng;
+                active[i].rng = rng;
             }
         }
         let mut done = Vec::new();
         for (i, (game, searched)) in active.iter_mut().zip(results).enumerate() {
             let (result, gumbel) = searched.expect("every game was searched in one group");
-            game.rng = rngs[i].clone();
             let mut input = vec![0.0f32; len];
             encode_input(&game.state, config.lookahead, &mut input);
             let (action, policy) = match gumbel {
