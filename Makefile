@@ -79,7 +79,7 @@ demo: build
 
 bench: build python
 	$(CARGO) bench --workspace
-	$(TORCH_ENV) $(CARGO) bench -p sowing-agents --features torch --bench self_play
+	$(TORCH_ENV) $(CARGO) bench -p sowing-agents --features torch --bench self_play --bench leaf_batch
 	$(VPY) pybindings/bench.py
 	$(VPY) pybindings/bench_search.py
 

@@ -54,6 +54,7 @@ fn round(
             c_puct: 0.5,
             dirichlet_alpha: 1.0,
             noise_fraction: 0.25,
+            leaf_batch: 1,
         },
         temperature_plies: 12,
         opening_plies: 4,

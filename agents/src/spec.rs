@@ -27,7 +27,7 @@ pub const FORMS: &[&str] = &[
     "mcts:TIME (e.g. mcts:200ms or mcts:1s, per move)",
     #[cfg(feature = "torch")]
     "az:PATH, az:PATH:SIMS, az:PATH:TIME (e.g. az:runs/demo:50ms, per move), \
-     az:PATH[:SIMS|:TIME]:solver=NODES (a trained network)",
+     az:PATH[:SIMS|:TIME]:solver=NODES:leaves=N (a trained network)",
     "then options KEY=VALUE, each after a colon (e.g. alphabeta:6:tb=en-dodoi-6-20.tb)",
 ];
 
@@ -43,6 +43,12 @@ pub const OPTIONS: &[(&str, &str, &str)] = &[
         "solver",
         "az",
         "solver=NODES: the endgame solver's positions per move, 0 to 1000000000 (0: none)",
+    ),
+    (
+        "leaves",
+        "az",
+        "leaves=N: leaves the search values per forward pass, 1 to 256 (default 16 with a time \
+         per move, 1 with a count)",
     ),
 ];
 
@@ -92,6 +98,8 @@ struct Options<'a> {
     tablebase: Option<&'a str>,
     /// `solver=NODES`, read by the agent that takes it.
     solver: Option<&'a str>,
+    /// `leaves=N`, read by the agent that takes it.
+    leaves: Option<&'a str>,
 }
 
 impl Options<'_> {
@@ -147,6 +155,7 @@ fn split_options(spec: &str) -> Result<(&str, Options<'_>), SpecError> {
                 options.tablebase = Some(value);
             }
             "solver" => options.solver = Some(value),
+            "leaves" => options.leaves = Some(value),
             _ => unreachable!("every key of OPTIONS is handled"),
         }
     }
@@ -267,6 +276,7 @@ pub fn parse_budget(
 #[cfg(feature = "torch")]
 fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::AzAgent, SpecError> {
     use crate::az::{AzAgent, MAX_SOLVER_NODES};
+    use crate::puct::MAX_LEAF_BATCH;
     let (path, budget) = match arg.rsplit_once(':') {
         Some((path, last)) if looks_like_budget(last) => {
             let max = crate::az::checkpoint::MAX_SIMULATIONS;
@@ -287,6 +297,21 @@ fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::Az
                 )
             })?,
     };
+    let leaves = match options.leaves {
+        None => AzAgent::default_leaves(budget),
+        Some(value) => value
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_LEAF_BATCH).contains(n))
+            .ok_or_else(|| {
+                SpecError::new(
+                    spec,
+                    format!(
+                        "leaves= takes a number of leaves per forward pass, 1 to {MAX_LEAF_BATCH}"
+                    ),
+                )
+            })?,
+    };
     if path.is_empty() {
         return Err(SpecError::new(
             spec,
@@ -296,7 +321,8 @@ fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::Az
     let table = options.tablebase(spec)?;
     let agent = AzAgent::load(std::path::Path::new(path), budget)
         .map_err(|e| SpecError::new(spec, e.to_string()))?
-        .with_solver(solver);
+        .with_solver(solver)
+        .with_leaves(leaves);
     Ok(match table {
         Some(table) => agent.with_tablebase(table),
         None => agent,

@@ -72,6 +72,33 @@ fn a_bad_solver_budget_is_refused_with_the_allowed_range() {
 }
 
 #[test]
+fn a_bad_leaf_count_is_refused_with_the_allowed_range() {
+    for bad in [
+        "leaves=x",
+        "leaves=0",
+        "leaves=-1",
+        "leaves=257",
+        "leaves=",
+        "leaves=1.5",
+    ] {
+        let spec = format!("az:/nowhere:50ms:{bad}");
+        let msg = match from_spec(&spec) {
+            Ok(_) => panic!("{spec} must be refused"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            msg.contains("leaves= takes a number of leaves per forward pass, 1 to 256"),
+            "{msg}"
+        );
+    }
+    let msg = match from_spec("alphabeta:4:leaves=8") {
+        Ok(_) => panic!("alpha-beta has no leaves to batch"),
+        Err(e) => e.to_string(),
+    };
+    assert!(msg.contains("alphabeta takes no option leaves="), "{msg}");
+}
+
+#[test]
 fn spec_errors_list_the_az_forms() {
     let message = |spec: &str| match from_spec(spec) {
         Ok(_) => panic!("{spec} must be refused"),
@@ -114,6 +141,22 @@ fn a_time_budget_names_the_agent_and_plays_whole_games() {
         format!("az:{d}:4")
     );
     assert_eq!(named("4:solver=0"), format!("az:{d}:4:solver=0"));
+    // With a time 16 leaves a forward pass unless told; with a count one.
+    assert_eq!(named("20ms:leaves=16"), format!("az:{d}:20ms"));
+    assert_eq!(named("20ms:leaves=1"), format!("az:{d}:20ms:leaves=1"));
+    assert_eq!(named("4:leaves=1"), format!("az:{d}:4"));
+    assert_eq!(
+        named("4:solver=0:leaves=8"),
+        format!("az:{d}:4:solver=0:leaves=8")
+    );
+    // A count of simulations with batched leaves plays whole games too.
+    let mut batched = from_spec(&format!("az:{}:64:leaves=8", dir.display())).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let mut state = sowing_env::State::initial(&rules);
+    batched.new_game();
+    while !state.is_over() {
+        state = state.play(batched.choose(&state, &mut rng)).unwrap();
+    }
     // Every move of a game within the time: legal, and the game ends.
     let mut agent = from_spec(&format!("az:{}:5ms:solver=0", dir.display())).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(1);

@@ -21,6 +21,14 @@ fn puct(simulations: u32, noise_fraction: f32) -> PuctConfig {
         c_puct: 1.0,
         dirichlet_alpha: 1.0,
         noise_fraction,
+        leaf_batch: 1,
+    }
+}
+
+fn batched(simulations: u32, leaf_batch: u32) -> PuctConfig {
+    PuctConfig {
+        leaf_batch,
+        ..puct(simulations, 0.0)
     }
 }
 
@@ -459,4 +467,137 @@ fn a_gumbel_root_plays_the_move_that_wins_at_once() {
         }
     }
     assert!(played_win >= 36, "{played_win} of 40");
+}
+
+#[test]
+fn a_search_of_one_leaf_at_a_time_is_the_search_it_always_was() {
+    // Golden: the visits and root values these searches gave before leaves could be batched
+    // (commit 3a5ffee), with noise and a linear network, and with rollouts.
+    let start = State::initial(&rules());
+    let roots = [
+        start,
+        start.play(3).unwrap(),
+        start.play(0).unwrap().play(4).unwrap(),
+    ];
+    let mut rngs: Vec<ChaCha8Rng> = (0..3).map(|i| ChaCha8Rng::seed_from_u64(20 + i)).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut search = BatchSearch::new();
+    let linear = search.search(
+        &roots,
+        &puct(300, 0.25),
+        &mut linear(6, 5),
+        &mut rngs,
+        &mut rng,
+    );
+    let rollouts = search.search(&roots, &puct(300, 0.0), &mut Rollout, &mut rngs, &mut rng);
+    let got: Vec<([u32; 6], String)> = linear
+        .iter()
+        .chain(&rollouts)
+        .map(|r| (r.visits[..6].try_into().unwrap(), format!("{:.6}", r.value)))
+        .collect();
+    let want = [
+        ([1, 20, 4, 185, 14, 75], "-0.086761"),
+        ([0, 38, 13, 8, 240, 0], "0.062573"),
+        ([18, 4, 13, 29, 0, 235], "-0.065314"),
+        ([3, 4, 287, 1, 3, 1], "0.603333"),
+        ([0, 3, 292, 2, 2, 0], "0.553333"),
+        ([1, 290, 2, 5, 0, 1], "0.843333"),
+    ];
+    let want: Vec<([u32; 6], String)> = want.iter().map(|(v, x)| (*v, x.to_string())).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_batch_of_leaves_goes_to_the_evaluator_at_once_and_every_simulation_counts() {
+    let start = State::initial(&rules());
+    let roots = [start, start.play(2).unwrap()];
+    let mut eval = linear(6, 3);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for leaf_batch in [1, 3, 8, 64] {
+        let mut sizes = Vec::new();
+        let mut rngs = vec![ChaCha8Rng::seed_from_u64(2); 2];
+        let results = BatchSearch::new()
+            .try_search(&roots, &batched(201, leaf_batch), &mut rngs, |s, out| {
+                sizes.push(s.len());
+                eval.evaluate_batch(s, &mut rng, out);
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        for r in &results {
+            assert_eq!(r.visits.iter().sum::<u32>(), 200, "leaf_batch {leaf_batch}");
+        }
+        // The roots first, alone: nothing else is a leaf yet.
+        assert_eq!(sizes[0], 2, "leaf_batch {leaf_batch}");
+        let most = *sizes.iter().max().unwrap();
+        assert!(most <= 2 * leaf_batch as usize, "{sizes:?}");
+        if leaf_batch == 1 {
+            assert_eq!(sizes.len(), 201);
+        } else {
+            // Full batches once the roots have children (a round may stop early where a walk
+            // meets a leaf already waiting, so not every one is full).
+            assert_eq!(most, 2 * leaf_batch.min(200) as usize, "{sizes:?}");
+            assert!(sizes.len() <= 201 / leaf_batch as usize * 3, "{sizes:?}");
+        }
+        // The same search again gives the same result.
+        let mut rngs = vec![ChaCha8Rng::seed_from_u64(2); 2];
+        let again = BatchSearch::new()
+            .try_search(&roots, &batched(201, leaf_batch), &mut rngs, |s, out| {
+                eval.evaluate_batch(s, &mut rng, out);
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        assert_eq!(results, again, "leaf_batch {leaf_batch}");
+    }
+}
+
+#[test]
+fn a_batch_of_leaves_still_finds_the_move_that_wins_at_once() {
+    // Positions of random games where one move ends the game won and the mover has not yet
+    // taken half the seeds (so other moves may lose): with 16 leaves a pass and 200 simulations
+    // a winning move is among the most visited, as with one leaf at a time. The virtual losses spread the
+    // walks, but a won child is worth 1 on every visit. Leaves are valued 0 with even priors,
+    // so that only the games' ends tell the moves apart.
+    struct Even;
+    impl Evaluator for Even {
+        fn evaluate(&mut self, state: &State, _: &mut ChaCha8Rng) -> Evaluation {
+            Evaluation::from_logits(&[0.0; 16][..state.holes()], state.legal_mask(), 0.0)
+        }
+    }
+    let rules = rules();
+    let total = rules.total_seeds();
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let winning = |s: &State, a: usize| s.play(a).unwrap().outcome() == Outcome::Won(s.to_move());
+    let mut found = 0;
+    while found < 30 {
+        let mut state = State::initial(&rules);
+        while !state.is_over() {
+            let actions: Vec<usize> = state.legal_actions().collect();
+            let wins = actions.iter().filter(|&&a| winning(&state, a)).count();
+            let taken = usize::from(state.captured(state.to_move()));
+            if wins > 0 && wins < actions.len() && 2 * taken < total {
+                found += 1;
+                for leaf_batch in [1, 16] {
+                    let mut rngs = [ChaCha8Rng::seed_from_u64(found)];
+                    let mut eval_rng = ChaCha8Rng::seed_from_u64(5);
+                    let result = BatchSearch::new().search(
+                        &[state],
+                        &batched(200, leaf_batch),
+                        &mut Even,
+                        &mut rngs,
+                        &mut eval_rng,
+                    )[0];
+                    let most = *result.visits.iter().max().unwrap();
+                    let won = actions.iter().filter(|&&a| winning(&state, a));
+                    assert!(
+                        won.map(|&a| result.visits[a]).any(|v| v == most),
+                        "{leaf_batch} leaves a pass, {state:?}: {result:?}"
+                    );
+                }
+                break;
+            }
+            state = state
+                .play(actions[rng.random_range(0..actions.len())])
+                .unwrap();
+        }
+    }
 }

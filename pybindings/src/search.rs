@@ -29,7 +29,7 @@ use rand_chacha::ChaCha8Rng;
 use sowing_agents::features::{encode_input, input_len};
 use sowing_agents::matches::{self, BatchPlayer, Match, Pairing, Salts, Seat};
 use sowing_agents::puct::self_play::{PlayoutCap, SelfPlayConfig, play_dealt};
-use sowing_agents::puct::{BatchSearch, GumbelConfig, Linear, PuctConfig};
+use sowing_agents::puct::{BatchSearch, GumbelConfig, Linear, MAX_LEAF_BATCH, PuctConfig};
 use sowing_agents::stats::{Rate, rate_against};
 use sowing_agents::{
     Agent, Evaluation, Evaluator, MAX_SOLVER_NODES, SOLVER_DEPTH, SOLVER_SEEDS, SOLVER_TABLE_BITS,
@@ -347,7 +347,7 @@ fn call_python(
     })
 }
 
-/// The search settings of a call, checked.
+/// The search settings of a call, checked; one leaf per tree and evaluation.
 fn puct_config(
     simulations: &Bound<'_, PyAny>,
     c_puct: f32,
@@ -381,6 +381,22 @@ fn puct_config(
         c_puct,
         dirichlet_alpha,
         noise_fraction,
+        leaf_batch: 1,
+    })
+}
+
+/// `config` valuing up to `leaf_batch` leaves of each tree per evaluation, checked.
+fn with_leaf_batch(config: PuctConfig, leaf_batch: &Bound<'_, PyAny>) -> PyResult<PuctConfig> {
+    let leaf_batch = args::int_in(
+        leaf_batch,
+        "leaf_batch",
+        1,
+        MAX_LEAF_BATCH.into(),
+        "1 to 256 leaves per tree and evaluation",
+    )? as u32;
+    Ok(PuctConfig {
+        leaf_batch,
+        ..config
     })
 }
 
@@ -423,7 +439,7 @@ impl PySearch {
 #[pymethods]
 impl PySearch {
     #[new]
-    #[pyo3(signature = (evaluate, simulations, c_puct, dirichlet_alpha, noise_fraction, lookahead))]
+    #[pyo3(signature = (evaluate, simulations, c_puct, dirichlet_alpha, noise_fraction, lookahead, leaf_batch = None))]
     fn new(
         evaluate: &Bound<'_, PyAny>,
         simulations: &Bound<'_, PyAny>,
@@ -431,10 +447,15 @@ impl PySearch {
         dirichlet_alpha: f32,
         noise_fraction: f32,
         lookahead: bool,
+        leaf_batch: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PySearch> {
+        let config = puct_config(simulations, c_puct, dirichlet_alpha, noise_fraction)?;
         Ok(PySearch {
             valuer: Valuer::from_arg(evaluate)?,
-            config: puct_config(simulations, c_puct, dirichlet_alpha, noise_fraction)?,
+            config: match leaf_batch {
+                Some(n) => with_leaf_batch(config, n)?,
+                None => config,
+            },
             lookahead,
             search: Mutex::new(BatchSearch::new()),
         })
@@ -759,7 +780,7 @@ impl PyNetworkAgent {
 #[pymethods]
 impl PyNetworkAgent {
     #[new]
-    #[pyo3(signature = (name, evaluate, holes, simulations, c_puct, lookahead, solver_nodes, seed))]
+    #[pyo3(signature = (name, evaluate, holes, simulations, c_puct, lookahead, solver_nodes, seed, leaf_batch = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         name: String,
@@ -770,6 +791,7 @@ impl PyNetworkAgent {
         lookahead: bool,
         solver_nodes: &Bound<'_, PyAny>,
         seed: &Bound<'_, PyAny>,
+        leaf_batch: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyNetworkAgent> {
         let holes = args::int_in(holes, "holes", 1, MAX_HOLES as i128, "1 to 16")? as usize;
         let solver_nodes = args::int_in(
@@ -785,7 +807,10 @@ impl PyNetworkAgent {
         Ok(PyNetworkAgent {
             name,
             valuer,
-            config: puct_config(simulations, c_puct, 1.0, 0.0)?,
+            config: match leaf_batch {
+                Some(n) => with_leaf_batch(puct_config(simulations, c_puct, 1.0, 0.0)?, n)?,
+                None => puct_config(simulations, c_puct, 1.0, 0.0)?,
+            },
             lookahead,
             holes,
             solver_nodes,

@@ -94,6 +94,35 @@ def test_python_leaves_give_the_search_of_the_same_evaluator_in_rust():
         assert action in s.legal_moves()
 
 
+def test_a_batch_of_leaves_goes_to_one_call_and_every_simulation_counts():
+    states = positions(3, seed=4)
+    sizes = []
+
+    def record(obs, mask):
+        sizes.append(len(obs))
+        return linear_numpy(obs, mask)
+
+    batched = search(states, record, simulations=201, leaf_batch=16, seed=1)
+    assert np.array_equal(batched.visits.sum(axis=1), np.full(3, 200))
+    # The roots alone first, then up to 16 leaves of each of the three trees a call.
+    assert sizes[0] == 3 and max(sizes) == 48
+    assert len(sizes) < 201 // 4
+    # Fixed by its seed, and the same search whoever values the leaves.
+    again = search(states, LinearEvaluator(POLICY, VALUE), simulations=201, leaf_batch=16, seed=1)
+    assert (batched.action == again.action).all()
+    assert np.abs(batched.policy - again.policy).max() < 0.02
+    # One leaf at a time calls once per simulation.
+    sizes.clear()
+    search(states, record, simulations=201, seed=1)
+    assert len(sizes) == 201 and max(sizes) == 3
+    # The agent takes it too, and keeps playing legal moves.
+    agent = NetworkAgent(record, "en-dodoi-6", simulations=64, leaf_batch=8)
+    sizes.clear()
+    assert agent.choose(states[0]) in states[0].legal_moves()
+    assert max(sizes) == 8 and len(sizes) < 64 // 2
+    assert copy.deepcopy(agent)._settings["leaf_batch"] == 8
+
+
 def test_a_search_is_fixed_by_its_seed_and_kept_trees_grow():
     states = positions(8, seed=2)
     searcher = Search(linear_numpy, simulations=50, noise_fraction=0.25)
@@ -210,6 +239,10 @@ def test_torch_tensors_and_lists_are_accepted():
         (dict(noise_fraction=1.5), ValueError),
         (dict(dirichlet_alpha=float("nan")), ValueError),
         (dict(c_puct="1"), TypeError),
+        (dict(leaf_batch=0), ValueError),
+        (dict(leaf_batch=257), ValueError),
+        (dict(leaf_batch=2**70), ValueError),
+        (dict(leaf_batch=1.5), TypeError),
     ],
 )
 def test_bad_settings_are_refused(kwargs, error):

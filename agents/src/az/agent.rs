@@ -1,11 +1,13 @@
 //! The trained network as an [`Agent`], made by `spec.rs` from the spec `az:PATH`,
-//! `az:PATH:SIMS` or `az:PATH:TIME`, with options `solver=NODES` and `tb=FILE` after it, where
-//! `PATH` is a run directory (its newest checkpoint) or one `iter-NNNNNN` checkpoint folder,
+//! `az:PATH:SIMS` or `az:PATH:TIME`, with options `solver=NODES`, `leaves=N` and `tb=FILE` after
+//! it, where `PATH` is a run directory (its newest checkpoint) or one `iter-NNNNNN` checkpoint folder,
 //! `SIMS` the PUCT simulations per move (default: those the run trained with), `TIME` a time per
 //! move instead (`50ms`, `1s`: simulations until the clock runs out, the solver's time included),
 //! `NODES` the endgame solver's budget per move (default [`SOLVER_NODES`] with a count of
 //! simulations, none with a time: see [`AzAgent::default_solver`]; 0 turns it off) and `FILE` a
-//! tablebase. It plays the most visited move, without noise.
+//! tablebase. It plays the most visited move, without noise. `leaves=N` has its search value
+//! `N` leaves per forward pass, chosen with virtual losses (default [`TIMED_LEAVES`] with a
+//! time, 1 with a count: see [`AzAgent::default_leaves`]).
 //!
 //! With a tablebase the agent plays the perfect move where the table holds the position, the
 //! solver decides the positions the table holds at once, and the search's leaves there take
@@ -33,6 +35,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use crate::solver::{MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
+
+/// Leaves valued per forward pass by an agent with a time per move (see
+/// [`AzAgent::default_leaves`]).
+pub const TIMED_LEAVES: u32 = 16;
 
 /// A player that searches with a trained network.
 #[derive(Debug)]
@@ -68,6 +74,7 @@ impl AzAgent {
             c_puct: args.c_puct,
             dirichlet_alpha: args.dirichlet_alpha,
             noise_fraction: 0.0,
+            leaf_batch: AzAgent::default_leaves(Some(budget)),
         };
         Ok(AzAgent {
             name: format!("az:{}:{}", path.display(), budget.spec()),
@@ -103,6 +110,28 @@ impl AzAgent {
         let default = AzAgent::default_solver(self.time.map(Budget::Time));
         if nodes != default {
             self.name = format!("{}:solver={nodes}", self.name);
+        }
+        self
+    }
+
+    /// The leaves an agent of `budget` values per forward pass unless told: with a time per
+    /// move [`TIMED_LEAVES`], where a forward pass of that many positions costs about twice one
+    /// and the clock buys several times the simulations; with a count 1, so that a count means
+    /// the search the network trained with.
+    pub fn default_leaves(budget: Option<Budget>) -> u32 {
+        match budget {
+            Some(Budget::Time(_)) => TIMED_LEAVES,
+            _ => 1,
+        }
+    }
+
+    /// The same agent valuing `leaves` leaves per forward pass (see [`PuctConfig::leaf_batch`]);
+    /// the name gains `:leaves=N` when it is not the budget's default.
+    pub fn with_leaves(mut self, leaves: u32) -> AzAgent {
+        self.config.leaf_batch = leaves;
+        let default = AzAgent::default_leaves(self.time.map(Budget::Time));
+        if leaves != default {
+            self.name = format!("{}:leaves={leaves}", self.name);
         }
         self
     }

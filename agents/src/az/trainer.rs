@@ -263,6 +263,7 @@ impl Args {
             c_puct: self.c_puct,
             dirichlet_alpha: self.dirichlet_alpha,
             noise_fraction: self.noise_fraction,
+            leaf_batch: 1,
         }
     }
 

@@ -311,6 +311,7 @@ class Search:
         dirichlet_alpha: float,
         noise_fraction: float,
         lookahead: bool,
+        leaf_batch: int | None = None,
     ) -> Self: ...
     def run(
         self, states: list[State], seed: int, trees: list[int] | None = None
@@ -330,6 +331,7 @@ class NetworkAgent:
         lookahead: bool,
         solver_nodes: int,
         seed: int,
+        leaf_batch: int | None = None,
     ) -> Self: ...
     def choose(self, state: State) -> int: ...
     def seed(self, seed: int) -> None: ...

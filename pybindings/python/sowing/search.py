@@ -13,7 +13,10 @@ The network is a function ``evaluate(obs, mask) -> (logits, value)``:
 - ``value``: float32 ``[B]``, the expected result for the player to move, -1 to 1.
 
 It is called once per simulation with one leaf of every tree, so ``B`` is up to the number of
-games searched together; the tree work runs in Rust with the GIL released, taken only for the
+games searched together; with ``leaf_batch=k`` up to ``k`` leaves of every tree, chosen one after
+another with virtual losses on their paths, so that one game's search fills a batch too (a
+network values 16 positions in not much more time than one: at a time per move, several times the
+simulations). The tree work runs in Rust with the GIL released, taken only for the
 call. An exception in ``evaluate`` reaches the caller as itself, and no game has moved.
 
 - ``search(states, evaluate)``: one search of many positions (like ``mctx``'s policies); the
@@ -98,8 +101,9 @@ class Search:
     kept from that tree's last search when the state is one or two plies below its last root
     (its visits then add to this search's), as a player keeps its tree from move to move; without,
     every search starts afresh. Root noise (``noise_fraction`` of Dirichlet(``dirichlet_alpha``))
-    is drawn from stream ``i`` of ``seed`` for state ``i``. Safe to share between threads (a
-    second caller waits)."""
+    is drawn from stream ``i`` of ``seed`` for state ``i``. ``leaf_batch`` leaves of each tree
+    (1 to 256) go to ``evaluate`` together, kept apart by virtual losses; 1, the default, is
+    PUCT's own one-at-a-time sequence. Safe to share between threads (a second caller waits)."""
 
     def __init__(
         self,
@@ -110,6 +114,7 @@ class Search:
         dirichlet_alpha: float = 1.0,
         noise_fraction: float = 0.0,
         lookahead: bool = True,
+        leaf_batch: int = 1,
     ) -> None:
         self._native = _sowing.Search(
             evaluate,
@@ -118,6 +123,7 @@ class Search:
             _number(dirichlet_alpha, "dirichlet_alpha"),
             _number(noise_fraction, "noise_fraction"),
             bool(lookahead),
+            leaf_batch,
         )
 
     def __call__(
@@ -143,6 +149,7 @@ def search(
     dirichlet_alpha: float = 1.0,
     noise_fraction: float = 0.0,
     lookahead: bool = True,
+    leaf_batch: int = 1,
     seed: int = 0,
 ) -> SearchOutput:
     """One search of every state of ``states`` (none over, one board size) in fresh trees; see
@@ -154,6 +161,7 @@ def search(
         dirichlet_alpha=dirichlet_alpha,
         noise_fraction=noise_fraction,
         lookahead=lookahead,
+        leaf_batch=leaf_batch,
     )(states, seed=seed)
 
 
@@ -271,6 +279,7 @@ class NetworkAgent(_sowing.NetworkAgent):
         solver_nodes: int = 0,
         seed: int = 0,
         name: str | None = None,
+        leaf_batch: int = 1,
     ) -> NetworkAgent:
         rules = _rules(variant)
         if name is None:
@@ -285,6 +294,7 @@ class NetworkAgent(_sowing.NetworkAgent):
             bool(lookahead),
             solver_nodes,
             seed,
+            leaf_batch,
         )
         self._settings = dict(
             evaluate=evaluate,
@@ -294,6 +304,7 @@ class NetworkAgent(_sowing.NetworkAgent):
             lookahead=lookahead,
             solver_nodes=solver_nodes,
             name=name,
+            leaf_batch=leaf_batch,
         )
         return self
 
