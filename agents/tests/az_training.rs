@@ -611,3 +611,57 @@ fn a_gumbel_root_run_resumes_exactly_and_keeps_its_root() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[test]
+fn an_overlapped_run_learns_one_iteration_behind_and_resumes_exactly() {
+    let overlapped = |dir: &Path, iterations| {
+        let mut args = tiny(dir, iterations);
+        args.overlap = true;
+        args
+    };
+    let straight_dir = scratch("overlap-straight");
+    let straight = train(overlapped(&straight_dir, 3));
+    let history = straight.history();
+    // Nothing to learn from while the first games play; then each iteration takes the steps
+    // for the positions the one before it played (tiny: reuse 4, batches of 32).
+    assert_eq!(history[0].steps, 0);
+    for k in 1..3 {
+        let want = (history[k - 1].positions as f64 * 4.0 / 32.0).ceil() as u32;
+        assert_eq!(history[k].steps, want, "iteration {}", k + 1);
+        assert!(history[k].policy_loss > 0.0 && history[k].value_loss > 0.0);
+    }
+    let played: u64 = history.iter().map(|m| m.positions).sum();
+    assert_eq!(history[2].buffer as u64, played);
+
+    // Stopped after two iterations and resumed for the third, it learns what it learnt straight.
+    let split_dir = scratch("overlap-split");
+    drop(train(overlapped(&split_dir, 2)));
+    let mut budget = tiny(&split_dir, 3);
+    budget.resume = Some(split_dir.clone());
+    let mut resumed = Trainer::resume(&split_dir, &budget).expect("the run resumes");
+    assert!(resumed.args().overlap, "the checkpoint keeps --overlap");
+    resumed
+        .iterate(&mut |_| {})
+        .expect("the resumed iteration runs");
+    let (a, b) = (&history[2], &resumed.history()[2]);
+    assert_eq!(
+        (a.positions, a.steps, a.policy_loss, a.value_loss),
+        (b.positions, b.steps, b.policy_loss, b.value_loss)
+    );
+    let theirs = resumed.variables();
+    for (name, t) in straight.variables() {
+        assert!(
+            theirs[&name].equal(&t),
+            "variable {name} differs after resuming"
+        );
+    }
+
+    // Without --overlap the first iteration learns from its own games: another run.
+    let plain_dir = scratch("overlap-plain");
+    let plain = train(tiny(&plain_dir, 1));
+    assert!(plain.history()[0].steps > 0);
+    assert_eq!(plain.history()[0].positions, history[0].positions);
+    for dir in [straight_dir, split_dir, plain_dir] {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -162,6 +162,14 @@ pub struct Args {
     /// per iteration to positions * reuse / batch size.
     #[arg(long, default_value_t = 4.0)]
     pub sample_reuse: f64,
+    /// Learn while self-play plays: each iteration's training steps run on the calling thread
+    /// while the self-play workers play, on the replay buffer as it was before that iteration's
+    /// games (which are learnt from one iteration later), so that the core self-play leaves
+    /// free while the trainer learns is used. A run is fixed by its seed with or without it, but
+    /// they are different runs.
+    #[arg(long)]
+    #[serde(default)]
+    pub overlap: bool,
     /// AdamW learning rate.
     #[arg(long, default_value_t = 2e-3)]
     pub lr: f64,
@@ -828,8 +836,21 @@ impl Trainer {
     ) -> Result<IterationMetrics, TrainError> {
         let started = Instant::now();
         let next = self.iteration + 1;
-        let (games, positions, south_wins, play_secs) = self.self_play(next, progress);
-        let (steps, policy_loss, value_loss) = self.train(next, positions, progress);
+        let (played, (steps, policy_loss, value_loss)) = if self.args.overlap {
+            // Learn from what the buffer held before this iteration's games, while they play.
+            let learnt = self.history.last().map_or(0, |m| m.positions);
+            self.self_play(next, Some(learnt), progress)
+        } else {
+            let (played, _) = self.self_play(next, None, progress);
+            let learnt = self.train(next, played.positions, progress);
+            (played, learnt)
+        };
+        let SelfPlayed {
+            games,
+            positions,
+            south_wins,
+            seconds: play_secs,
+        } = played;
         let eval = self.rate(next, progress)?;
         let accuracy = self.accuracy(next, self.args.eval_simulations, progress)?;
         let policy_accuracy = self.accuracy(next, 1, progress)?;
@@ -873,13 +894,16 @@ impl Trainer {
     /// Play the iteration's self-play games and add their positions to the replay buffer.
     /// The games are dealt to one worker per thread (game `g` to worker `g % threads`), each with
     /// its own copy of the network and `parallel_games` games at a time; their
-    /// positions are added worker by worker, so the buffer does not depend on timing. Returns
-    /// games, positions, South's wins and seconds taken.
+    /// positions are added worker by worker, so the buffer does not depend on timing. With
+    /// `learn = Some(positions)` the training steps for `positions` new positions run on this
+    /// thread while the workers play, on the buffer as it was before these games (`--overlap`);
+    /// their losses are returned beside the games (zeros without).
     fn self_play(
         &mut self,
         iteration: u32,
+        learn: Option<u64>,
         progress: &mut dyn FnMut(Progress),
-    ) -> (u32, u64, u32, f64) {
+    ) -> (SelfPlayed, (u32, f64, f64)) {
         let started = Instant::now();
         let total = self.args.games_per_iteration;
         let workers = (self.args.threads() as u32).clamp(1, total);
@@ -904,17 +928,37 @@ impl Trainer {
             });
         }
         progress(Progress::SelfPlay(0, total));
+        let config = self.self_play_config();
+        let mut learner = Learner {
+            args: &self.args,
+            net: &mut self.net,
+            optimizer: &mut self.optimizer,
+            buffer: &self.buffer,
+            device: self.vs.device(),
+        };
+        let mut learnt = None;
         let Ok(played) = self_play::play_dealt(
             &self.rules,
-            &self.self_play_config(),
+            &config,
             self.args.seed,
             iteration,
             0,
             total,
             self.args.parallel_games.saturating_mul(workers),
             evaluators,
-            &mut |done| progress(Progress::SelfPlay(done, total)),
+            &mut |done| {
+                // The first report comes 20 ms into the games: the steps run while they play.
+                if let (Some(positions), None) = (learn, learnt) {
+                    learnt = Some(learner.train(iteration, positions, progress));
+                }
+                progress(Progress::SelfPlay(done, total));
+            },
         );
+        // Games too quick to report once leave the steps to be taken after them.
+        let learnt = match (learn, learnt) {
+            (Some(positions), None) => learner.train(iteration, positions, progress),
+            (_, learnt) => learnt.unwrap_or((0, 0.0, 0.0)),
+        };
         let positions = played.samples.len() as u64;
         for sample in played.samples {
             self.buffer.push(&Sample {
@@ -924,12 +968,13 @@ impl Trainer {
             });
         }
         progress(Progress::SelfPlay(total, total));
-        (
-            total,
+        let played = SelfPlayed {
+            games: total,
             positions,
-            played.south_wins,
-            started.elapsed().as_secs_f64(),
-        )
+            south_wins: played.south_wins,
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        (played, learnt)
     }
 
     /// How self-play searches and chooses its moves.
@@ -948,40 +993,21 @@ impl Trainer {
         }
     }
 
-    /// Train on the replay buffer: `positions * sample_reuse / batch_size` AdamW steps. Returns
-    /// steps and the mean policy and value losses.
+    /// Train on the replay buffer for `positions` new positions (see [`Learner::train`]).
     fn train(
         &mut self,
         iteration: u32,
         positions: u64,
         progress: &mut dyn FnMut(Progress),
     ) -> (u32, f64, f64) {
-        let batch = self.args.batch_size.min(self.buffer.len());
-        if batch == 0 {
-            return (0, 0.0, 0.0);
+        Learner {
+            args: &self.args,
+            net: &mut self.net,
+            optimizer: &mut self.optimizer,
+            buffer: &self.buffer,
+            device: self.vs.device(),
         }
-        let steps = ((positions as f64 * self.args.sample_reuse) / batch as f64).ceil() as u32;
-        let mut rng = stream(self.args.seed, TRAINING, iteration, 0);
-        let device = self.vs.device();
-        let (mut policy_sum, mut value_sum) = (0.0, 0.0);
-        progress(Progress::Training(0, steps));
-        for step in 0..steps {
-            let b = self.buffer.sample(batch, &mut rng);
-            let (logits, value) = self.net.forward(&b.inputs.to_device(device));
-            let policy_loss = -(b.policies.to_device(device) * logits.log_softmax(-1, Kind::Float))
-                .sum_dim_intlist(-1, false, Kind::Float)
-                .mean(Kind::Float);
-            let value_loss = (value - b.values.to_device(device))
-                .square()
-                .mean(Kind::Float);
-            let loss = &policy_loss + &value_loss;
-            self.optimizer.backward_step(&loss);
-            policy_sum += policy_loss.double_value(&[]);
-            value_sum += value_loss.double_value(&[]);
-            progress(Progress::Training(step + 1, steps));
-        }
-        let s = f64::from(steps.max(1));
-        (steps, policy_sum / s, value_sum / s)
+        .train(iteration, positions, progress)
     }
 
     /// Play every baseline (rating them first, once per run). Empty when evaluation is off.
@@ -1119,6 +1145,62 @@ impl Trainer {
             self.args.keep_every,
         )?;
         Ok(path)
+    }
+}
+
+/// What an iteration's self-play played: games, positions, South's wins and seconds taken.
+struct SelfPlayed {
+    games: u32,
+    positions: u64,
+    south_wins: u32,
+    seconds: f64,
+}
+
+/// What training changes and reads, borrowed apart from the rest of the trainer so that it can
+/// learn while self-play borrows the rules and the table (`--overlap`).
+struct Learner<'a> {
+    args: &'a Args,
+    net: &'a mut PolicyValueNet,
+    optimizer: &'a mut AdamW,
+    buffer: &'a ReplayBuffer,
+    device: Device,
+}
+
+impl Learner<'_> {
+    /// Train on the replay buffer: `positions * sample_reuse / batch_size` AdamW steps. Returns
+    /// steps and the mean policy and value losses.
+    fn train(
+        &mut self,
+        iteration: u32,
+        positions: u64,
+        progress: &mut dyn FnMut(Progress),
+    ) -> (u32, f64, f64) {
+        let batch = self.args.batch_size.min(self.buffer.len());
+        if batch == 0 {
+            return (0, 0.0, 0.0);
+        }
+        let steps = ((positions as f64 * self.args.sample_reuse) / batch as f64).ceil() as u32;
+        let mut rng = stream(self.args.seed, TRAINING, iteration, 0);
+        let device = self.device;
+        let (mut policy_sum, mut value_sum) = (0.0, 0.0);
+        progress(Progress::Training(0, steps));
+        for step in 0..steps {
+            let b = self.buffer.sample(batch, &mut rng);
+            let (logits, value) = self.net.forward(&b.inputs.to_device(device));
+            let policy_loss = -(b.policies.to_device(device) * logits.log_softmax(-1, Kind::Float))
+                .sum_dim_intlist(-1, false, Kind::Float)
+                .mean(Kind::Float);
+            let value_loss = (value - b.values.to_device(device))
+                .square()
+                .mean(Kind::Float);
+            let loss = &policy_loss + &value_loss;
+            self.optimizer.backward_step(&loss);
+            policy_sum += policy_loss.double_value(&[]);
+            value_sum += value_loss.double_value(&[]);
+            progress(Progress::Training(step + 1, steps));
+        }
+        let s = f64::from(steps.max(1));
+        (steps, policy_sum / s, value_sum / s)
     }
 }
 
