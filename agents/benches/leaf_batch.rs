@@ -10,12 +10,14 @@
 //! a time keeps each setting's work fixed; simulations per second times 50 ms is what a 50 ms
 //! move gets.
 
+mod common;
+
+use common::{beside_neighbour, median};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::az::{Body, NetConfig, PolicyValueNet};
 use sowing_agents::puct::{BatchSearch, PuctConfig};
 use sowing_env::{Rules, State};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use tch::{Device, nn};
 
@@ -75,30 +77,6 @@ fn rate(net: &mut PolicyValueNet, positions: &[State], leaves: u32) -> f64 {
         simulations += u64::from(found[0].visits.iter().sum::<u32>()) + 1;
     }
     simulations as f64 / started.elapsed().as_secs_f64()
-}
-
-/// `f` run while one more thread spins, if `busy`.
-fn beside_neighbour<T>(busy: bool, f: impl FnOnce() -> T) -> T {
-    if !busy {
-        return f();
-    }
-    let stop = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let mut x = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
-            }
-        });
-        let out = f();
-        stop.store(true, Ordering::Relaxed);
-        out
-    })
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
 }
 
 fn main() {

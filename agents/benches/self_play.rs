@@ -11,6 +11,9 @@
 //! the idle settings give positions per CPU-second of the process (`getrusage`), which shows
 //! whether threads lose work to each other (a lower figure on 2 threads) or only wait for a core.
 
+mod common;
+
+use common::{beside_neighbour, median};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::Evaluator;
@@ -19,7 +22,6 @@ use sowing_agents::puct::PuctConfig;
 use sowing_agents::puct::self_play::{self, SelfPlayConfig};
 use sowing_env::{Rules, State};
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use tch::{Device, nn};
 
@@ -95,30 +97,6 @@ fn round(
         positions / wall.elapsed().as_secs_f64(),
         positions / (cpu_seconds() - cpu),
     )
-}
-
-/// `f` run while one more thread spins, if `busy`.
-fn beside_neighbour<T>(busy: bool, f: impl FnOnce() -> T) -> T {
-    if !busy {
-        return f();
-    }
-    let stop = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let mut x = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
-            }
-        });
-        let out = f();
-        stop.store(true, Ordering::Relaxed);
-        out
-    })
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
 }
 
 fn main() {

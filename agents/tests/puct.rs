@@ -413,60 +413,76 @@ fn gumbel_self_play_is_reproducible_and_teaches_the_improved_policy() {
 
 #[test]
 fn a_gumbel_root_plays_the_move_that_wins_at_once() {
-    // Positions from random games where one move ends the game won and the mover has not yet
-    // taken half the seeds (so the other moves may lose); rollouts value the rest. Sequential
-    // halving visits every move first, and a won child is worth 1 on every visit, so the halving
-    // keeps it to the end and the improved policy puts it first.
-    let rules = rules();
-    let total = rules.total_seeds();
-    let mut rng = ChaCha8Rng::seed_from_u64(9);
-    let (mut found, mut played_win) = (0, 0);
+    // Sequential halving visits every move first, and a won child is worth 1 on every visit, so
+    // the halving keeps it to the end and the improved policy puts it first; rollouts value the
+    // rest.
+    let mut played_win = 0;
     let mut search = BatchSearch::new();
     let mut eval_rng = ChaCha8Rng::seed_from_u64(1);
-    let winning = |s: &State, a: usize| s.play(a).unwrap().outcome() == Outcome::Won(s.to_move());
-    while found < 40 {
+    let positions = wins_at_once(40, 9);
+    for (k, state) in positions.iter().enumerate() {
+        let actions: Vec<usize> = state.legal_actions().collect();
+        let mut rngs = [ChaCha8Rng::seed_from_u64(k as u64 + 1)];
+        let result = search
+            .try_search_gumbel(
+                &[*state],
+                &puct(32, 0.0),
+                &GumbelConfig::default(),
+                &mut rngs,
+                |s: &[State], out: &mut [Evaluation]| {
+                    Rollout.evaluate_batch(s, &mut eval_rng, out);
+                    Ok::<(), ()>(())
+                },
+            )
+            .unwrap()[0];
+        assert_eq!(result.search.visits.iter().sum::<u32>(), 31);
+        // Every legal move was tried.
+        assert!(actions.iter().all(|&a| result.search.visits[a] > 0));
+        // The target's favourite wins at once, or the rollouts found it as sure.
+        let won = actions.iter().filter(|&&a| wins(state, a));
+        let best_win = won.map(|&a| result.policy[a]).fold(0.0, f32::max);
+        let top = actions
+            .iter()
+            .map(|&a| result.policy[a])
+            .fold(0.0, f32::max);
+        assert!(best_win >= top * 0.999, "{state:?}: {result:?}");
+        // The move played is the Gumbel draw's among the last ones in play: a winning one,
+        // unless the draw outweighs a small difference of value (exploration).
+        let as_good = result.policy[result.action] >= best_win * 0.999;
+        played_win += usize::from(wins(state, result.action) || as_good);
+    }
+    assert!(played_win >= 36, "{played_win} of 40");
+}
+
+/// Whether `action` ends the game won for the player to move.
+fn wins(state: &State, action: usize) -> bool {
+    state.play(action).unwrap().outcome() == Outcome::Won(state.to_move())
+}
+
+/// `count` positions, the first of each random game (drawn from `seed`) where one move ends the
+/// game won, another does not, and the mover has not yet taken half the seeds (so other moves
+/// may lose).
+fn wins_at_once(count: usize, seed: u64) -> Vec<State> {
+    let rules = rules();
+    let total = rules.total_seeds();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut found = Vec::new();
+    while found.len() < count {
         let mut state = State::initial(&rules);
         while !state.is_over() {
             let actions: Vec<usize> = state.legal_actions().collect();
-            let wins = actions.iter().filter(|&&a| winning(&state, a)).count();
+            let winning = actions.iter().filter(|&&a| wins(&state, a)).count();
             let taken = usize::from(state.captured(state.to_move()));
-            if wins > 0 && wins < actions.len() && 2 * taken < total {
-                found += 1;
-                let mut rngs = [ChaCha8Rng::seed_from_u64(found)];
-                let result = search
-                    .try_search_gumbel(
-                        &[state],
-                        &puct(32, 0.0),
-                        &GumbelConfig::default(),
-                        &mut rngs,
-                        |s: &[State], out: &mut [Evaluation]| {
-                            Rollout.evaluate_batch(s, &mut eval_rng, out);
-                            Ok::<(), ()>(())
-                        },
-                    )
-                    .unwrap()[0];
-                assert_eq!(result.search.visits.iter().sum::<u32>(), 31);
-                // Every legal move was tried.
-                assert!(actions.iter().all(|&a| result.search.visits[a] > 0));
-                // The target's favourite wins at once, or the rollouts found it as sure.
-                let won = actions.iter().filter(|&&a| winning(&state, a));
-                let best_win = won.map(|&a| result.policy[a]).fold(0.0, f32::max);
-                let top = actions
-                    .iter()
-                    .map(|&a| result.policy[a])
-                    .fold(0.0, f32::max);
-                assert!(best_win >= top * 0.999, "{state:?}: {result:?}");
-                // The move played is the Gumbel draw's among the last ones in play: a winning
-                // one, unless the draw outweighs a small difference of value (exploration).
-                let as_good = result.policy[result.action] >= best_win * 0.999;
-                played_win += usize::from(winning(&state, result.action) || as_good);
+            if winning > 0 && winning < actions.len() && 2 * taken < total {
+                found.push(state);
                 break;
             }
-            let pick = actions[rng.random_range(0..actions.len())];
-            state = state.play(pick).unwrap();
+            state = state
+                .play(actions[rng.random_range(0..actions.len())])
+                .unwrap();
         }
     }
-    assert!(played_win >= 36, "{played_win} of 40");
+    found
 }
 
 #[test]
@@ -552,52 +568,33 @@ fn a_batch_of_leaves_goes_to_the_evaluator_at_once_and_every_simulation_counts()
 
 #[test]
 fn a_batch_of_leaves_still_finds_the_move_that_wins_at_once() {
-    // Positions of random games where one move ends the game won and the mover has not yet
-    // taken half the seeds (so other moves may lose): with 16 leaves a pass and 200 simulations
-    // a winning move is among the most visited, as with one leaf at a time. The virtual losses spread the
-    // walks, but a won child is worth 1 on every visit. Leaves are valued 0 with even priors,
-    // so that only the games' ends tell the moves apart.
+    // With 16 leaves a pass and 200 simulations a winning move is among the most visited, as
+    // with one leaf at a time: the virtual losses spread the walks, but a won child is worth 1
+    // on every visit. Leaves are valued 0 with even priors, so that only the games' ends tell
+    // the moves apart.
     struct Even;
     impl Evaluator for Even {
         fn evaluate(&mut self, state: &State, _: &mut ChaCha8Rng) -> Evaluation {
             Evaluation::from_logits(&[0.0; 16][..state.holes()], state.legal_mask(), 0.0)
         }
     }
-    let rules = rules();
-    let total = rules.total_seeds();
-    let mut rng = ChaCha8Rng::seed_from_u64(4);
-    let winning = |s: &State, a: usize| s.play(a).unwrap().outcome() == Outcome::Won(s.to_move());
-    let mut found = 0;
-    while found < 30 {
-        let mut state = State::initial(&rules);
-        while !state.is_over() {
-            let actions: Vec<usize> = state.legal_actions().collect();
-            let wins = actions.iter().filter(|&&a| winning(&state, a)).count();
-            let taken = usize::from(state.captured(state.to_move()));
-            if wins > 0 && wins < actions.len() && 2 * taken < total {
-                found += 1;
-                for leaf_batch in [1, 16] {
-                    let mut rngs = [ChaCha8Rng::seed_from_u64(found)];
-                    let mut eval_rng = ChaCha8Rng::seed_from_u64(5);
-                    let result = BatchSearch::new().search(
-                        &[state],
-                        &batched(200, leaf_batch),
-                        &mut Even,
-                        &mut rngs,
-                        &mut eval_rng,
-                    )[0];
-                    let most = *result.visits.iter().max().unwrap();
-                    let won = actions.iter().filter(|&&a| winning(&state, a));
-                    assert!(
-                        won.map(|&a| result.visits[a]).any(|v| v == most),
-                        "{leaf_batch} leaves a pass, {state:?}: {result:?}"
-                    );
-                }
-                break;
-            }
-            state = state
-                .play(actions[rng.random_range(0..actions.len())])
-                .unwrap();
+    for (k, state) in wins_at_once(30, 4).iter().enumerate() {
+        for leaf_batch in [1, 16] {
+            let mut rngs = [ChaCha8Rng::seed_from_u64(k as u64 + 1)];
+            let mut eval_rng = ChaCha8Rng::seed_from_u64(5);
+            let result = BatchSearch::new().search(
+                &[*state],
+                &batched(200, leaf_batch),
+                &mut Even,
+                &mut rngs,
+                &mut eval_rng,
+            )[0];
+            let most = *result.visits.iter().max().unwrap();
+            let won = state.legal_actions().filter(|&a| wins(state, a));
+            assert!(
+                won.map(|a| result.visits[a]).any(|v| v == most),
+                "{leaf_batch} leaves a pass, {state:?}: {result:?}"
+            );
         }
     }
 }
