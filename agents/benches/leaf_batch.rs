@@ -115,8 +115,9 @@ fn main() {
     for (s, &(leaves, busy)) in settings.iter().enumerate() {
         let r = median(rates[s].clone());
         let beside = if busy { ", busy neighbour" } else { "" };
+        let plural = if leaves == 1 { "leaf" } else { "leaves" };
         println!(
-            "{leaves:>2} leaves a pass{beside}: {r:.0} simulations/s ({:.0} in 50 ms), {:.1}x one leaf",
+            "{leaves:>2} {plural} a pass{beside}: {r:.0} simulations/s ({:.0} in 50 ms), {:.1}x one leaf",
             r * 0.05,
             r / one
         );
