@@ -12,6 +12,11 @@
 //! top of the new search's. At 64 simulations against mcts:1000 this took the network from 51% to
 //! 57% wins (400 games from random openings).
 //!
+//! One tree may also send several leaves to an evaluation ([`PuctConfig::leaf_batch`]): the walks
+//! are taken one after another, each leaving a virtual loss on its path, so that a player with a
+//! clock, searching one game, fills a forward pass (16 leaves: 6 times the simulations per
+//! second of one, `benches/leaf_batch.rs`).
+//!
 //! - [`self_play`]: self-play games with the search, their positions as training samples.
 //! - [`gumbel`]: Gumbel AlphaZero's root for self-play ([`BatchSearch::try_search_gumbel`]):
 //!   sequential halving over Gumbel-sampled actions, and the improved policy as the target.
