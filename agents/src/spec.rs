@@ -286,31 +286,21 @@ fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::Az
     };
     let solver = match options.solver {
         None => AzAgent::default_solver(budget),
-        Some(value) => value
-            .parse::<u64>()
-            .ok()
-            .filter(|&n| n <= MAX_SOLVER_NODES)
-            .ok_or_else(|| {
-                SpecError::new(
-                    spec,
-                    format!("solver= takes a number of positions, 0 to {MAX_SOLVER_NODES}"),
-                )
-            })?,
+        Some(value) => count_option(
+            spec,
+            value,
+            0..=MAX_SOLVER_NODES,
+            "solver= takes a number of positions",
+        )?,
     };
     let leaves = match options.leaves {
         None => AzAgent::default_leaves(budget),
-        Some(value) => value
-            .parse::<u32>()
-            .ok()
-            .filter(|n| (1..=MAX_LEAF_BATCH).contains(n))
-            .ok_or_else(|| {
-                SpecError::new(
-                    spec,
-                    format!(
-                        "leaves= takes a number of leaves per forward pass, 1 to {MAX_LEAF_BATCH}"
-                    ),
-                )
-            })?,
+        Some(value) => count_option(
+            spec,
+            value,
+            1..=u64::from(MAX_LEAF_BATCH),
+            "leaves= takes a number of leaves per forward pass",
+        )? as u32,
     };
     if path.is_empty() {
         return Err(SpecError::new(
@@ -327,6 +317,27 @@ fn az_agent(spec: &str, arg: &str, options: Options<'_>) -> Result<crate::az::Az
         Some(table) => agent.with_tablebase(table),
         None => agent,
     })
+}
+
+/// The count an option `KEY=VALUE` gives, within `allowed`; otherwise an error saying `what` the
+/// option takes and the range.
+#[cfg(feature = "torch")]
+fn count_option(
+    spec: &str,
+    value: &str,
+    allowed: std::ops::RangeInclusive<u64>,
+    what: &str,
+) -> Result<u64, SpecError> {
+    value
+        .parse::<u64>()
+        .ok()
+        .filter(|n| allowed.contains(n))
+        .ok_or_else(|| {
+            SpecError::new(
+                spec,
+                format!("{what}, {} to {}", allowed.start(), allowed.end()),
+            )
+        })
 }
 
 /// Whether the last part of an `az:` spec is meant as its budget (`64`, `50ms`, `1.5s`, or a bad

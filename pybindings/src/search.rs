@@ -385,8 +385,15 @@ fn puct_config(
     })
 }
 
-/// `config` valuing up to `leaf_batch` leaves of each tree per evaluation, checked.
-fn with_leaf_batch(config: PuctConfig, leaf_batch: &Bound<'_, PyAny>) -> PyResult<PuctConfig> {
+/// `config` valuing up to `leaf_batch` leaves of each tree per evaluation, checked (one when
+/// not given).
+fn with_leaf_batch(
+    config: PuctConfig,
+    leaf_batch: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PuctConfig> {
+    let Some(leaf_batch) = leaf_batch else {
+        return Ok(config);
+    };
     let leaf_batch = args::int_in(
         leaf_batch,
         "leaf_batch",
@@ -452,10 +459,7 @@ impl PySearch {
         let config = puct_config(simulations, c_puct, dirichlet_alpha, noise_fraction)?;
         Ok(PySearch {
             valuer: Valuer::from_arg(evaluate)?,
-            config: match leaf_batch {
-                Some(n) => with_leaf_batch(config, n)?,
-                None => config,
-            },
+            config: with_leaf_batch(config, leaf_batch)?,
             lookahead,
             search: Mutex::new(BatchSearch::new()),
         })
@@ -807,10 +811,7 @@ impl PyNetworkAgent {
         Ok(PyNetworkAgent {
             name,
             valuer,
-            config: match leaf_batch {
-                Some(n) => with_leaf_batch(puct_config(simulations, c_puct, 1.0, 0.0)?, n)?,
-                None => puct_config(simulations, c_puct, 1.0, 0.0)?,
-            },
+            config: with_leaf_batch(puct_config(simulations, c_puct, 1.0, 0.0)?, leaf_batch)?,
             lookahead,
             holes,
             solver_nodes,
