@@ -115,7 +115,7 @@ impl AzAgent {
     }
 
     /// The leaves an agent of `budget` values per forward pass unless told: with a time per
-    /// move [`TIMED_LEAVES`], where a forward pass of that many positions costs about twice one
+    /// move [`TIMED_LEAVES`], where a forward pass of that many positions costs 2.6 times one
     /// and the clock buys several times the simulations; with a count 1, so that a count means
     /// the search the network trained with.
     pub fn default_leaves(budget: Option<Budget>) -> u32 {

@@ -53,9 +53,10 @@ pub struct PuctConfig {
     pub noise_fraction: f32,
     /// Leaves each root sends to one evaluation (1: one at a time, PUCT's own sequence). More
     /// are chosen one after another, each walk marking its path with a virtual loss so that the
-    /// next one looks elsewhere, and are valued together: a network values 8 positions in a
-    /// forward pass for less than twice the time of one, so a player with a clock, searching one
-    /// position, gets several times the simulations. A Gumbel root ignores it.
+    /// next one looks elsewhere, and are valued together: a network values 16 positions in a
+    /// forward pass for 2.6 times the time of one (`benches/leaf_batch.rs`), so a player with a
+    /// clock, searching one position, gets several times the simulations. A Gumbel root ignores
+    /// it.
     #[serde(default = "one_leaf")]
     pub leaf_batch: u32,
 }
