@@ -24,6 +24,7 @@ pub mod matches;
 mod mcts;
 pub mod memory;
 mod open_tables;
+pub mod output_file;
 mod perfect;
 pub mod positions;
 pub mod puct;

@@ -346,28 +346,17 @@ impl PositionSet {
         out.flush()
     }
 
-    /// Write the set to `path`, atomically: a temporary file beside it, then renamed.
+    /// Write the set to `path` through [`crate::output_file`]: a temporary file beside it, then
+    /// renamed, so that a reader never sees half a file and no device is replaced.
     pub fn write(&self, path: impl AsRef<Path>) -> Result<(), PositionsError> {
         let path = path.as_ref();
-        let error = |e: std::io::Error| PositionsError {
-            path: path.to_path_buf(),
-            line: None,
-            reason: e.to_string(),
-        };
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
-        let file = std::fs::File::create(&tmp).map_err(error)?;
-        let mut out = std::io::BufWriter::new(file);
-        let written = self
-            .write_to(&mut out)
-            .and_then(|()| out.into_inner().map_err(|e| e.into_error()))
-            .and_then(|f| f.sync_all());
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(error(e));
-        }
-        std::fs::rename(&tmp, path).map_err(error)
+        crate::output_file::write_with(path, 1 << 16, |out| self.write_to(out)).map_err(|e| {
+            PositionsError {
+                path: path.to_path_buf(),
+                line: None,
+                reason: format!("cannot write it: {}", e.source),
+            }
+        })
     }
 
     /// Read a set from `input`; `path` only names it in errors.

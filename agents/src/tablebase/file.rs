@@ -27,8 +27,8 @@ use super::{CYCLIC, Cyclic, NEG_INF, POS_INF, memory, widen};
 use serde::{Deserialize, Serialize};
 use sowing_env::Rules;
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{Read, Write};
+use std::path::Path;
 
 /// The first bytes of every tablebase file.
 pub const MAGIC: &[u8; 8] = b"SOWINGTB";
@@ -76,8 +76,8 @@ pub(crate) fn checksum(parts: &[&[u8]]) -> u64 {
     h
 }
 
-/// Write a table to `path` atomically: into a temporary file beside it, then renamed over it,
-/// so that a reader never sees half a file.
+/// Write a table to `path` through [`crate::output_file`]: into a temporary file beside it, then
+/// renamed over it, so that a reader never sees half a file and no device is replaced.
 pub(crate) fn write(
     path: &Path,
     header: &Header,
@@ -100,32 +100,15 @@ pub(crate) fn write(
     lengths[..4].copy_from_slice(&VERSION.to_le_bytes());
     lengths[4..].copy_from_slice(&(json.len() as u32).to_le_bytes());
     let sum = checksum(&[&lengths, &json, values, &tail]);
-    let name = path
-        .file_name()
-        .ok_or_else(|| TablebaseError::Unsupported {
-            message: format!(
-                "cannot write a tablebase to {}: not a file name",
-                path.display()
-            ),
-        })?
-        .to_string_lossy();
-    let temp: PathBuf = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = (|| -> std::io::Result<()> {
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(&temp)?);
+    crate::output_file::write_with(path, 1 << 20, |out| {
         out.write_all(MAGIC)?;
         out.write_all(&lengths)?;
         out.write_all(&sum.to_le_bytes())?;
         out.write_all(&json)?;
         out.write_all(values)?;
-        out.write_all(&tail)?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    written.map_err(|e| {
-        // The temporary file may not exist; nothing else to do about a failed clean-up.
-        let _ = std::fs::remove_file(&temp);
-        TablebaseError::io(path, "write", e)
+        out.write_all(&tail)
     })
+    .map_err(|e| TablebaseError::io(path, "write", e.source))
 }
 
 /// Read and check a table: its header, then its values (after checking the memory they need)
