@@ -6,7 +6,8 @@ use crate::output::{out, outln};
 use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use sowing_agents::arena::{self, ArenaConfig};
-use std::path::PathBuf;
+use sowing_agents::output_file;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `sowing arena`.
 #[derive(Debug, clap::Args)]
@@ -41,13 +42,21 @@ pub struct Args {
     /// Also write one CSV row per pairing to this file.
     #[arg(long)]
     csv: Option<PathBuf>,
-    /// Save every game as a JSON record in this directory (created if missing).
+    /// Save every game as a JSON record in this directory: a new or empty one (created if
+    /// missing), so that `sowing review` reads these games and no others.
     #[arg(long)]
     records: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules = args.variant.one("en-dodoi-8")?.playable()?.rules;
+    // Where the results go is checked before any game is played.
+    if let Some(path) = &args.csv {
+        output_file::check(path)?;
+    }
+    if let Some(dir) = &args.records {
+        check_records_dir(dir)?;
+    }
     let config = ArenaConfig {
         rules,
         agents: args.agents.iter().map(|a| a.trim().to_string()).collect(),
@@ -67,8 +76,6 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let report = report?;
 
     if let Some(dir) = &args.records {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create records directory {}: {e}", dir.display()))?;
         for (i, record) in report.records.iter().enumerate() {
             let name = |side: &str| {
                 record
@@ -86,13 +93,11 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 name("south"),
                 name("north")
             ));
-            std::fs::write(&path, record.to_json())
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            output_file::write(&path, record.to_json().as_bytes())?;
         }
     }
     if let Some(path) = &args.csv {
-        std::fs::write(path, report.csv())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        output_file::write(path, report.csv().as_bytes())?;
     }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
@@ -107,4 +112,31 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// Make the records directory `dir` if it is missing, and refuse one that already holds game
+/// records (`*.json`): `sowing review` would read the old games with the new ones.
+fn check_records_dir(dir: &Path) -> Result<(), String> {
+    output_file::prepare_dir(dir).map_err(|e| format!("--records: {e}"))?;
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read records directory {}: {e}", dir.display()))?;
+    let mut records: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .filter(|name| crate::review::is_record_name(name))
+        .map(|name| name.to_string_lossy().into_owned())
+        .collect();
+    if records.is_empty() {
+        return Ok(());
+    }
+    records.sort();
+    Err(format!(
+        "records directory {} already holds {} game record{} ({}{}): `sowing review` would \
+         count them with the new games; give a new or empty directory, or remove them first",
+        dir.display(),
+        records.len(),
+        if records.len() == 1 { "" } else { "s" },
+        records[0],
+        if records.len() > 1 { ", ..." } else { "" }
+    ))
 }

@@ -6,12 +6,17 @@ use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use sowing_experiments::throughput::{Throughput, measure};
 
+/// The shortest measurement: below it the clock's own cost is what would be measured.
+const MIN_SECONDS: f64 = 0.01;
+/// The longest measurement, per figure and variant.
+const MAX_SECONDS: f64 = 3600.0;
+
 /// Arguments of `sowing bench`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
     variant: VariantArgs,
-    /// Seconds to measure each figure for, per variant.
+    /// Seconds to measure each figure for, per variant: 0.01 to 3600.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
     /// Print one JSON object per variant and line instead of a table.
@@ -20,9 +25,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    if !(args.seconds > 0.0 && args.seconds <= 3600.0) {
+    if !(args.seconds >= MIN_SECONDS && args.seconds <= MAX_SECONDS) {
         return Err(format!(
-            "--seconds must be above 0 and at most 3600, not {}",
+            "--seconds must be at least {MIN_SECONDS} and at most {MAX_SECONDS}, not {}",
             args.seconds
         )
         .into());

@@ -1,13 +1,15 @@
 //! `sowing play`: a game in the terminal against an agent. The board is drawn after every move,
-//! the agent's move is shown, input that is not a legal move is explained and asked again, and
-//! the record can be saved at the end. The game loop reads any `BufRead`, so tests drive it with
+//! the agent's move is shown, input that is not a legal move (or not text at all) is explained and
+//! asked again, and the record can be saved at the end, however the session ended. The game loop reads any `BufRead`, so tests drive it with
 //! scripted input.
 
+use crate::output::note;
 use crate::select::VariantArgs;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use sowing_agents::output_file;
 use sowing_agents::{Agent, from_spec};
-use sowing_env::{GameRecord, Outcome, Player, Rules, State};
+use sowing_env::{Error, GameRecord, Outcome, Player, Rules, State};
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
@@ -36,7 +38,8 @@ pub struct Args {
     /// Seed of the agent's random choices.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Save the game record (JSON) here when the game ends, is quit, or input ends.
+    /// Save the game record (JSON) here when the game ends, is quit, or input ends, and also
+    /// when reading the input or writing the board fails (checked before the game starts).
     #[arg(long)]
     save: Option<PathBuf>,
 }
@@ -56,31 +59,94 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules = args.variant.one("en-dodoi-8")?.playable()?.rules;
     let mut opponent = from_spec(&args.opponent)?;
     opponent.can_play(&rules)?;
+    // Where the record goes is checked before the game, which would be lost at its end.
+    if let Some(path) = &args.save {
+        output_file::check(path).map_err(|e| format!("--save: {e}"))?;
+    }
     let human = match args.side {
         Side::South => Player::South,
         Side::North => Player::North,
     };
     let stdin = io::stdin();
     let mut stdout = io::stdout();
-    let (record, _) = play_session(
+    let (record, ended) = play_session(
         stdin.lock(),
         &mut stdout,
         &rules,
         opponent.as_mut(),
         human,
         args.seed,
-    )?;
+    );
+    // The game so far is saved however the session ended: an error reading the input or
+    // writing the board loses nothing that was played.
     if let Some(path) = &args.save {
-        std::fs::write(path, record.to_json())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        writeln!(stdout, "record saved to {}", path.display())?;
+        let saved = output_file::write(path, record.to_json().as_bytes());
+        match (&ended, saved) {
+            (Ok(_), Ok(())) => writeln!(stdout, "record saved to {}", path.display())?,
+            (Err(_), Ok(())) => note!("record saved to {}", path.display()),
+            (Ok(_), Err(e)) => return Err(e.into()),
+            (Err(first), Err(e)) => return Err(format!("{first}; and {e}").into()),
+        }
     }
+    ended?;
     Ok(())
 }
 
+/// The longest line kept of what the person types: the rest of a longer one is read and dropped,
+/// so that a huge line (a file piped in by mistake) takes no more memory than this.
+const MAX_LINE: usize = 4096;
+
+/// A line the person typed.
+enum Typed {
+    /// A line of text, its line end included.
+    Line(String),
+    /// A line that is not UTF-8 text.
+    NotText,
+    /// A line longer than [`MAX_LINE`]: its first bytes, and its length.
+    TooLong(String, usize),
+    /// Input ended.
+    End,
+}
+
+/// Read one line of `input`, keeping at most [`MAX_LINE`] bytes of it.
+fn read_typed<R: BufRead>(input: &mut R) -> io::Result<Typed> {
+    let (mut kept, mut length, mut ended) = (Vec::new(), 0usize, false);
+    while !ended {
+        let buffer = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buffer.is_empty() {
+            if length == 0 {
+                return Ok(Typed::End);
+            }
+            break;
+        }
+        let taken = match buffer.iter().position(|&b| b == b'\n') {
+            Some(end) => {
+                ended = true;
+                end + 1
+            }
+            None => buffer.len(),
+        };
+        let room = MAX_LINE.saturating_sub(kept.len());
+        kept.extend_from_slice(&buffer[..taken.min(room)]);
+        length += taken;
+        input.consume(taken);
+    }
+    if length > MAX_LINE {
+        return Ok(Typed::TooLong(
+            String::from_utf8_lossy(&kept).into_owned(),
+            length,
+        ));
+    }
+    Ok(String::from_utf8(kept).map_or(Typed::NotText, Typed::Line))
+}
+
 /// Play one game between the person at `input`/`out`, on side `human`, and `opponent`, whose
-/// random choices come from `seed`. Gives the record (unfinished if the game was left) and how
-/// the session ended.
+/// random choices come from `seed`. Gives the record (unfinished if the game was left, or if
+/// reading or writing failed part way) and how the session ended, or why it failed.
 pub fn play_session<R: BufRead, W: Write>(
     mut input: R,
     out: &mut W,
@@ -88,15 +154,51 @@ pub fn play_session<R: BufRead, W: Write>(
     opponent: &mut dyn Agent,
     human: Player,
     seed: u64,
-) -> io::Result<(GameRecord, Ending)> {
+) -> (GameRecord, io::Result<Ending>) {
+    let name = opponent.name();
+    let mut state = State::initial(rules);
+    let mut moves = Vec::new();
+    let ended = play_moves(
+        &mut input, out, opponent, human, seed, &mut state, &mut moves,
+    );
+    let mut tags = std::collections::BTreeMap::new();
+    let (south, north) = if human == Player::South {
+        ("human".to_string(), name)
+    } else {
+        (name, "human".to_string())
+    };
+    tags.insert("south".to_string(), south);
+    tags.insert("north".to_string(), north);
+    tags.insert("seed".to_string(), seed.to_string());
+    let record = GameRecord {
+        rules: *rules,
+        moves,
+        outcome: state.outcome(),
+        captured: state.captures(),
+        tags,
+    };
+    (record, ended)
+}
+
+/// The game loop of [`play_session`], from `state`, pushing each move played to `moves`.
+fn play_moves<R: BufRead, W: Write>(
+    input: &mut R,
+    out: &mut W,
+    opponent: &mut dyn Agent,
+    human: Player,
+    seed: u64,
+    state: &mut State,
+    moves: &mut Vec<usize>,
+) -> io::Result<Ending> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let rules = *state.rules();
     let n = rules.holes();
     let name = opponent.name();
     opponent.new_game();
-    let mut state = State::initial(rules);
-    let mut moves = Vec::new();
-    let mut line = String::new();
-    let mut ending = Ending::Finished;
+    let what_to_type = format!(
+        "type an action from 0 to {} (your holes from your left), 'help' or 'quit'",
+        n - 1
+    );
 
     writeln!(
         out,
@@ -114,19 +216,37 @@ pub fn play_session<R: BufRead, W: Write>(
         let action = if state.to_move() == human {
             write!(out, "your move> ")?;
             out.flush()?;
-            line.clear();
-            if input.read_line(&mut line)? == 0 {
-                writeln!(out, "\nend of input: the game is left unfinished")?;
-                ending = Ending::EndOfInput;
-                break;
-            }
+            let typed = read_typed(input).map_err(|e| {
+                io::Error::new(e.kind(), format!("cannot read standard input: {e}"))
+            })?;
+            let line = match typed {
+                Typed::End => {
+                    writeln!(out, "\nend of input: the game is left unfinished")?;
+                    return Ok(Ending::EndOfInput);
+                }
+                Typed::NotText => {
+                    writeln!(
+                        out,
+                        "that line is not text (it is not valid UTF-8), so not a move: {what_to_type}"
+                    )?;
+                    continue;
+                }
+                Typed::TooLong(start, length) => {
+                    writeln!(
+                        out,
+                        "a line of {length} bytes ({}...) is not a move: {what_to_type}",
+                        Error::quote(&start)
+                    )?;
+                    continue;
+                }
+                Typed::Line(line) => line,
+            };
             let word = line.trim();
             match word {
                 "" => continue,
                 "quit" | "q" | "exit" => {
                     writeln!(out, "you quit; the game is left unfinished")?;
-                    ending = Ending::Quit;
-                    break;
+                    return Ok(Ending::Quit);
                 }
                 "help" | "?" => {
                     writeln!(out, "{}", help(n, human))?;
@@ -135,11 +255,7 @@ pub fn play_session<R: BufRead, W: Write>(
                 _ => {}
             }
             let Ok(action) = word.parse::<usize>() else {
-                writeln!(
-                    out,
-                    "{word:?} is not a move: type an action from 0 to {} (your holes from your left), 'help' or 'quit'",
-                    n - 1
-                )?;
+                writeln!(out, "{} is not a move: {what_to_type}", Error::quote(word))?;
                 continue;
             };
             if let Err(e) = state.check(action) {
@@ -148,7 +264,7 @@ pub fn play_session<R: BufRead, W: Write>(
             }
             action
         } else {
-            opponent.choose(&state, &mut rng)
+            opponent.choose(state, &mut rng)
         };
         let mover = state.to_move();
         let (next, info) = match state.play_with_info(action) {
@@ -174,44 +290,26 @@ pub fn play_session<R: BufRead, W: Write>(
             if info.sown == 1 { "" } else { "s" },
             info.captured
         )?;
-        state = next;
+        *state = next;
         moves.push(action);
         write!(out, "{}", state.render())?;
     }
-    if ending == Ending::Finished {
-        let verdict = match state.outcome() {
-            Outcome::Won(p) if p == human => "you win".to_string(),
-            Outcome::Won(_) => format!("{name} wins"),
-            Outcome::Draw => "a draw".to_string(),
-            Outcome::Truncated => "the move limit was reached: no winner".to_string(),
-            Outcome::Ongoing => "the game goes on".to_string(),
-        };
-        writeln!(
-            out,
-            "game over after {} moves: {verdict}, {} to {} (you {})",
-            state.ply(),
-            state.captured(Player::South),
-            state.captured(Player::North),
-            human
-        )?;
-    }
-    let mut tags = std::collections::BTreeMap::new();
-    let (south, north) = if human == Player::South {
-        ("human".to_string(), name)
-    } else {
-        (name, "human".to_string())
+    let verdict = match state.outcome() {
+        Outcome::Won(p) if p == human => "you win".to_string(),
+        Outcome::Won(_) => format!("{name} wins"),
+        Outcome::Draw => "a draw".to_string(),
+        Outcome::Truncated => "the move limit was reached: no winner".to_string(),
+        Outcome::Ongoing => "the game goes on".to_string(),
     };
-    tags.insert("south".to_string(), south);
-    tags.insert("north".to_string(), north);
-    tags.insert("seed".to_string(), seed.to_string());
-    let record = GameRecord {
-        rules: *rules,
-        moves,
-        outcome: state.outcome(),
-        captured: state.captures(),
-        tags,
-    };
-    Ok((record, ending))
+    writeln!(
+        out,
+        "game over after {} moves: {verdict}, {} to {} (you {})",
+        state.ply(),
+        state.captured(Player::South),
+        state.captured(Player::North),
+        human
+    )?;
+    Ok(Ending::Finished)
 }
 
 fn help(n: usize, human: Player) -> String {
@@ -230,18 +328,93 @@ mod tests {
     use sowing_agents::{Greedy, RandomAgent};
 
     fn session(script: &str, human: Player) -> (GameRecord, Ending, String) {
+        session_of_bytes(script.as_bytes(), human)
+    }
+
+    fn session_of_bytes(script: &[u8], human: Player) -> (GameRecord, Ending, String) {
         let rules = Rules::preset("en-dodoi-6").expect("a preset");
         let mut out = Vec::new();
-        let (record, ending) = play_session(
+        let (record, ending) = play_session(script, &mut out, &rules, &mut RandomAgent, human, 7);
+        let ending = ending.expect("writing to memory works");
+        (record, ending, String::from_utf8(out).expect("utf-8"))
+    }
+
+    #[test]
+    fn a_line_that_is_not_text_is_refused_and_asked_again() {
+        let (record, ending, out) = session_of_bytes(b"2\n\xff\xfe\n\x80\nquit\n", Player::South);
+        assert_eq!(
+            out.matches("that line is not text (it is not valid UTF-8), so not a move: type an action from 0 to 5").count(),
+            2,
+            "{out}"
+        );
+        assert_eq!(ending, Ending::Quit);
+        assert_eq!(record.moves.len(), 2);
+        assert_eq!(record.moves[0], 2);
+    }
+
+    #[test]
+    fn a_huge_line_is_refused_with_its_length_not_echoed() {
+        let mut script = vec![b'7'; 3 * MAX_LINE];
+        script.extend_from_slice(b"\n");
+        script.extend(std::iter::repeat_n(b'x', 1000));
+        script.extend_from_slice(b"\n2\nquit\n");
+        let (record, ending, out) = session_of_bytes(&script, Player::South);
+        assert!(
+            out.contains(&format!("a line of {} bytes (\"777", 3 * MAX_LINE + 1)),
+            "{out}"
+        );
+        assert!(out.contains("xxx\"... (1000 bytes) is not a move"), "{out}");
+        assert!(out.len() < 6000, "{} bytes written", out.len());
+        assert_eq!((ending, record.moves[0]), (Ending::Quit, 2));
+    }
+
+    /// Input that gives `script` and then fails, as a broken terminal or a directory does.
+    struct FailingAfter(&'static [u8]);
+
+    impl io::Read for FailingAfter {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(io::Error::other("the terminal went away"));
+            }
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_failure_part_way_still_gives_the_game_so_far() {
+        let rules = Rules::preset("en-dodoi-6").expect("a preset");
+        let mut out = Vec::new();
+        let input = io::BufReader::new(FailingAfter(b"2\n"));
+        let (record, ended) =
+            play_session(input, &mut out, &rules, &mut RandomAgent, Player::South, 7);
+        let e = ended.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cannot read standard input: the terminal went away"
+        );
+        assert_eq!(record.moves.len(), 2, "the person's move and the reply");
+        assert_eq!(record.moves[0], 2);
+        assert!(record.replay().is_ok());
+        // Output that fails (a full disk) part way through the game: the same.
+        let mut full = [0u8; 900];
+        let script: String = (0..400).map(|_| "0\n1\n2\n3\n4\n5\n").collect();
+        let (record, ended) = play_session(
             script.as_bytes(),
-            &mut out,
+            &mut &mut full[..],
             &rules,
             &mut RandomAgent,
-            human,
+            Player::South,
             7,
-        )
-        .expect("writing to memory works");
-        (record, ending, String::from_utf8(out).expect("utf-8"))
+        );
+        assert!(ended.is_err());
+        assert!(
+            !record.moves.is_empty(),
+            "a move was played before the output filled"
+        );
+        assert!(record.replay().is_ok());
     }
 
     #[test]
@@ -295,16 +468,16 @@ mod tests {
         let run = || {
             let mut out = Vec::new();
             let script: String = (0..300).map(|_| "0\n1\n2\n3\n4\n5\n6\n7\n").collect();
-            play_session(
+            let (record, ended) = play_session(
                 script.as_bytes(),
                 &mut out,
                 &rules,
                 &mut Greedy,
                 Player::North,
                 3,
-            )
-            .expect("in memory")
-            .0
+            );
+            ended.expect("in memory");
+            record
         };
         assert_eq!(run(), run());
     }

@@ -19,6 +19,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::RngExt;
 use serde::Serialize;
 use sowing_agents::matches::{self, Match, Pairing, Salts, Seat};
+use sowing_agents::output_file;
 use sowing_agents::positions::{ExactPosition, LabelSource, PositionSet};
 use sowing_agents::tablebase::Tablebase;
 use sowing_agents::{from_spec, stream};
@@ -40,7 +41,8 @@ pub struct Args {
     /// Seed of the games and of the plies drawn from them.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// The file to write (JSON lines: a header, then one position a line).
+    /// The file to write (JSON lines: a header, then one position a line); checked before any
+    /// game is played.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// A tablebase of these rules: positions it holds are labelled from it (results and
@@ -119,6 +121,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         return Err("--count must be at least 1".into());
     }
     let threads = args.search.threads(usize::MAX)?;
+    output_file::check(&args.out)?;
     let agents: Vec<String> = args.agents.iter().map(|a| a.trim().to_string()).collect();
     if agents.len() != 2 {
         return Err(format!(
@@ -150,9 +153,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     // Games in batches, sized from the share labelled so far; positions in game order.
     while kept.len() < args.count {
         if games >= 1000 && (kept.len() as u64) * 50 < games {
+            let more = match (&table, &args.tablebase) {
+                (Some(t), Some(path)) => format!(
+                    "--nodes more positions, or a --tablebase of more seeds ({} holds positions \
+                     of at most {})",
+                    path.display(),
+                    t.max_seeds()
+                ),
+                _ => "--nodes more positions or a --tablebase".to_string(),
+            };
             return Err(format!(
-                "only {} of {} positions settled in {games} games ({dropped} dropped): give \
-                 --nodes more positions or a --tablebase",
+                "only {} of {} positions settled in {games} games ({dropped} dropped): give {more}",
                 kept.len(),
                 args.count
             )

@@ -7,6 +7,7 @@ use crate::select::{self, VariantArgs};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sowing_agents::Wdl;
+use sowing_agents::output_file;
 use sowing_agents::tablebase::{
     BuildOptions, BuildProgress, LayerStats, Probe, Tablebase, build_bytes,
 };
@@ -42,7 +43,8 @@ struct BuildArgs {
     /// positions).
     #[arg(long, value_name = "K")]
     max_seeds: u32,
-    /// The file to write (atomically: a temporary file beside it, then renamed).
+    /// The file to write (a regular file; its directory must exist): checked before the build,
+    /// written to a temporary file beside it, then renamed over it.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// Threads sowing the moves (default: one per core), at most 1024.
@@ -206,6 +208,7 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     let named = args.variant.one("en-dodoi-6")?;
     let rules = named.rules;
     let threads = sowing_agents::memory::threads(args.threads)?;
+    output_file::check(&args.out)?;
     if !args.json {
         let memory = build_bytes(rules.holes(), args.max_seeds as usize)
             .map_or("an unknown amount".to_string(), |b| size(b as f64));

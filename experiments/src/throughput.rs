@@ -84,12 +84,16 @@ pub fn random_play_moves_per_sec(rules: &Rules, seconds: f64) -> f64 {
     let start = State::initial(rules);
     let began = Instant::now();
     let mut moves = 0u64;
-    // The clock is read once a game (about a hundred moves), which costs nothing in comparison.
-    while began.elapsed() < budget {
+    // The clock is read once a game (about a hundred moves), which costs nothing in comparison;
+    // one game is played however short the budget, so that there is something to divide.
+    loop {
         let mut s = start;
         while let Some(a) = random_action(&s, &mut rng) {
             s = s.play_unchecked(a);
             moves += 1;
+        }
+        if began.elapsed() >= budget {
+            break;
         }
     }
     moves as f64 / began.elapsed().as_secs_f64()
@@ -107,11 +111,14 @@ pub fn vec_env_steps_per_sec(rules: &Rules, threads: usize, seconds: f64) -> f64
     let budget = Duration::from_secs_f64(seconds);
     let began = Instant::now();
     let mut steps = 0u64;
-    while began.elapsed() < budget {
+    loop {
         env.sample_actions(&mut actions)
             .expect("one action per game");
         env.step(&actions).expect("sampled actions are legal");
         steps += VEC_GAMES as u64;
+        if began.elapsed() >= budget {
+            break;
+        }
     }
     steps as f64 / began.elapsed().as_secs_f64()
 }
@@ -119,6 +126,15 @@ pub fn vec_env_steps_per_sec(rules: &Rules, threads: usize, seconds: f64) -> f64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shortest_budget_still_measures_something() {
+        let rules = Rules::preset("en-dodoi-6").unwrap();
+        let t = measure("en-dodoi-6", &rules, 1e-300);
+        assert!(t.moves_per_sec_1_thread > 0.0 && t.moves_per_sec_1_thread.is_finite());
+        assert!(t.vec_steps_per_sec_all_threads > 0.0);
+        assert!(!t.table_row().contains("NaN"), "{}", t.table_row());
+    }
 
     #[test]
     fn measures_both_figures() {

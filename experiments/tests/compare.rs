@@ -350,6 +350,82 @@ fn a_stopped_run_resumes_to_the_same_report_as_an_uninterrupted_one() {
     fs::remove_dir_all(&parts).unwrap();
 }
 
+/// Every cached unit's file under `dir`, recursively.
+fn cached_units(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(cached_units(&path));
+        } else if path.extension().is_some_and(|e| e == "json") {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Cached units edited by hand (a win count beyond the games, a sketch cut short, a curve
+/// point outside its interval) are measured again, with a warning that names the file, and the
+/// report is the one a clean run writes: an edited cache never prints a 1,250,000% win rate.
+#[test]
+fn cached_units_that_do_not_add_up_are_measured_again() {
+    let dir = scratch("edited-cache");
+    fs::write(dir.join("first.json"), r#"{"holes": 1, "seeds": 2}"#).unwrap();
+    let args = [
+        "compare",
+        "--rules",
+        "first.json",
+        "--budget",
+        "2s",
+        "--out",
+        "out",
+        "--threads",
+        "2",
+    ];
+    ok(&sowing(&dir, &args));
+    let clean = report_files(&dir.join("out"));
+    let mut edited = Vec::new();
+    for path in cached_units(&dir.join("out/cache")) {
+        let mut entry: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        let games = entry["key"]["games"].as_u64().unwrap();
+        let result = &mut entry["result"];
+        if result.get("a_wins").is_some() {
+            result["a_wins"] = (12_500 * games).into();
+        } else if result.get("south_wins").is_some() {
+            result["south_wins"] = (games + 1).into();
+        } else {
+            continue;
+        }
+        fs::write(&path, entry.to_string()).unwrap();
+        edited.push(path);
+    }
+    assert!(edited.len() >= 2, "{edited:?}");
+    let out = sowing(&dir, &args);
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for path in &edited {
+        let name = path.strip_prefix(&dir).unwrap().display().to_string();
+        assert!(
+            stderr.contains(&format!("warning: cached unit {name} does not add up")),
+            "{name}: {stderr}"
+        );
+    }
+    assert!(stderr.contains("does not add up"), "{stderr}");
+    assert!(stderr.contains("measuring it again"), "{stderr}");
+    let again = report_files(&dir.join("out"));
+    assert_eq!(clean.len(), again.len());
+    for ((name_a, text_a), (name_b, text_b)) in clean.iter().zip(&again) {
+        assert_eq!(name_a, name_b);
+        assert!(text_a == text_b, "{name_a} differs after the edited units");
+    }
+    // Measured again, the units are whole once more: a third run reads them quietly.
+    let out = sowing(&dir, &args);
+    ok(&out);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bad_input_is_refused_with_a_reason() {
     let dir = scratch("bad");

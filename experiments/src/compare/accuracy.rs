@@ -9,6 +9,7 @@
 //! Position `i` of the set is numbered `i` in every unit, so the figures do not depend on how the
 //! units were cut.
 
+use super::cache::{Checked, UnitKey, mean_inconsistency, rate_inconsistency, unless};
 use super::config::Variant;
 use super::sketch::hash_bytes;
 use sowing_agents::accuracy::{self, Accuracy, Trial, committed_set, how_to_make, read_set};
@@ -85,4 +86,36 @@ pub fn measure_unit(
         factory: &from_spec,
     };
     accuracy::measure(&trial, &mut seat, &mut |_| {}).map_err(|e| e.to_string())
+}
+
+impl Checked for Accuracy {
+    fn inconsistency(&self, key: &UnitKey) -> Option<String> {
+        let kept = &self.kept;
+        let n = kept.result.n;
+        let mut summed = sowing_agents::accuracy::Kept::default();
+        for phase in &self.phases {
+            summed.merge(phase);
+        }
+        unless(n == key.games && self.moves.len() as u64 == n, || {
+            format!(
+                "{n} positions and {} moves where the unit measures {}",
+                self.moves.len(),
+                key.games
+            )
+        })
+        .or_else(|| rate_inconsistency("keeps the result", kept.result))
+        .or_else(|| rate_inconsistency("critical", kept.critical))
+        .or_else(|| rate_inconsistency("keeps the margin", kept.margin))
+        .or_else(|| {
+            unless(kept.critical.n <= n && kept.margin.n <= n, || {
+                "more critical or margin positions than positions".to_string()
+            })
+        })
+        .or_else(|| {
+            unless(summed == *kept, || {
+                "its phases do not add up to its positions".to_string()
+            })
+        })
+        .or_else(|| mean_inconsistency("seconds_per_move", &self.seconds_per_move, n))
+    }
 }

@@ -3,10 +3,14 @@
 //!
 //! A unit's result is stored beside the full description of the unit (seed, rules, measurement,
 //! index, games), and is only taken back when that description matches exactly: a cached figure
-//! can never be mixed into a run it does not belong to. Files are written to a temporary name
-//! and renamed, so an interrupted write leaves no half file.
+//! can never be mixed into a run it does not belong to, and only when its figures add up (see
+//! [`Checked`]). Files are written to a temporary name and renamed, so an interrupted write
+//! leaves no half file.
 
+use crate::output::note;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use sowing_agents::output_file;
+use sowing_agents::stats::{Mean, Rate};
 use sowing_env::Rules;
 use std::fs;
 use std::io;
@@ -78,11 +82,26 @@ impl Cache {
     }
 
     /// The cached result of `key`, if there is one made for exactly this unit. An unreadable or
-    /// foreign file counts as absent: the unit is simply computed again.
-    pub fn load<T: DeserializeOwned>(&self, key: &UnitKey) -> Option<T> {
-        let text = fs::read_to_string(self.path(key)).ok()?;
+    /// foreign file counts as absent: the unit is simply computed again. So does a result whose
+    /// figures do not add up (an edited or damaged file), with a warning that names the file:
+    /// a figure the unit could not have measured never reaches the report.
+    pub fn load<T: DeserializeOwned + Checked>(&self, key: &UnitKey) -> Option<T> {
+        let path = self.path(key);
+        let text = fs::read_to_string(&path).ok()?;
         let entry: Entry<T> = serde_json::from_str(&text).ok()?;
-        (entry.key == *key).then_some(entry.result)
+        if entry.key != *key {
+            return None;
+        }
+        match entry.result.inconsistency(key) {
+            None => Some(entry.result),
+            Some(why) => {
+                note!(
+                    "warning: cached unit {} does not add up ({why}): measuring it again",
+                    path.display()
+                );
+                None
+            }
+        }
     }
 
     pub fn store<T: Serialize>(&self, key: &UnitKey, result: &T) -> io::Result<()> {
@@ -94,10 +113,41 @@ impl Cache {
             result,
         })
         .map_err(io::Error::other)?;
-        let tmp = path.with_extension("json.tmp");
-        fs::write(&tmp, text)?;
-        fs::rename(&tmp, &path)
+        Ok(output_file::write(&path, text.as_bytes())?)
     }
+}
+
+/// A unit's result as the cache keeps it, checked when it is read back.
+pub trait Checked {
+    /// Why this cannot be what the unit `key` measured (its counts do not add up to its games,
+    /// a rate is outside 0 to 1, a figure is not a number), or `None`.
+    fn inconsistency(&self, key: &UnitKey) -> Option<String>;
+}
+
+/// `why` when `bad`.
+pub fn unless(ok: bool, why: impl FnOnce() -> String) -> Option<String> {
+    (!ok).then(why)
+}
+
+/// Why `rate` (named `what`) is not a count of hits of at most `n` trials, if it is not.
+pub fn rate_inconsistency(what: &str, rate: Rate) -> Option<String> {
+    unless(
+        rate.hits.is_finite() && rate.hits >= 0.0 && rate.hits <= rate.n as f64,
+        || format!("{what}: {} hits of {} trials", rate.hits, rate.n),
+    )
+}
+
+/// Why `mean` (named `what`) is not a mean of `n` values, if it is not.
+pub fn mean_inconsistency(what: &str, mean: &Mean, n: u64) -> Option<String> {
+    unless(mean.n == n, || {
+        format!("{what} counts {} values where there are {n}", mean.n)
+    })
+    .or_else(|| {
+        unless(
+            mean.sum.is_finite() && mean.sum_sq.is_finite() && mean.sum_sq >= 0.0,
+            || format!("{what}: its sums are not finite numbers"),
+        )
+    })
 }
 
 /// A file-name-safe form of a name: letters, digits and `-` kept, the rest `_` (so no name can
@@ -117,6 +167,12 @@ pub fn slug(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Checked for Vec<u32> {
+        fn inconsistency(&self, key: &UnitKey) -> Option<String> {
+            unless(self.len() as u64 <= key.games, || "too long".to_string())
+        }
+    }
 
     #[test]
     fn stores_and_loads_only_the_matching_unit() {

@@ -6,6 +6,7 @@
 //! agents then draw from stream `g`. Every game is thus fixed by the seed and its number, wherever
 //! it is played.
 
+use super::cache::{Checked, UnitKey, unless};
 use super::plan::OPENING_PLIES;
 use sowing_agents::from_spec;
 use sowing_agents::matches::{self, Match, Pairing, Salts, Seat, Tally};
@@ -40,4 +41,41 @@ pub fn play_unit(
     });
     let played = matches::play(&m, &mut seats, &mut |_| {}).map_err(|e| e.to_string())?;
     Ok(played.tallies[0])
+}
+
+impl Checked for Tally {
+    fn inconsistency(&self, key: &UnitKey) -> Option<String> {
+        let decided = self.a_wins + self.b_wins;
+        unless(self.games == key.games, || {
+            format!("{} games where the unit plays {}", self.games, key.games)
+        })
+        .or_else(|| {
+            unless(
+                decided.checked_add(self.draws + self.truncated) == Some(self.games),
+                || {
+                    format!(
+                        "wins {} + {}, draws {} and truncated games {} are not its {} games",
+                        self.a_wins, self.b_wins, self.draws, self.truncated, self.games
+                    )
+                },
+            )
+        })
+        .or_else(|| {
+            unless(
+                self.south_wins.checked_add(self.north_wins) == Some(decided),
+                || {
+                    format!(
+                        "South's {} and North's {} wins are not the {decided} games won",
+                        self.south_wins, self.north_wins
+                    )
+                },
+            )
+        })
+        .or_else(|| {
+            let most = u64::from(key.rules.max_plies()).saturating_mul(self.games);
+            unless(self.plies >= self.games && self.plies <= most, || {
+                format!("{} plies in {} games", self.plies, self.games)
+            })
+        })
+    }
 }

@@ -6,6 +6,7 @@
 //! evaluations). Training is budgeted by time, so its curve is not repeatable to the game; the
 //! finished curve is cached like every other unit, so a resumed comparison reports the same one.
 
+use super::cache::{Checked, UnitKey, unless};
 use super::config::Variant;
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +19,27 @@ pub struct CurvePoint {
     pub elo: f64,
     pub elo_lo: f64,
     pub elo_hi: f64,
+}
+
+impl Checked for Vec<CurvePoint> {
+    fn inconsistency(&self, _: &UnitKey) -> Option<String> {
+        let finite = self.iter().all(|p| {
+            [p.seconds, p.elo, p.elo_lo, p.elo_hi]
+                .iter()
+                .all(|x| x.is_finite())
+                && p.seconds >= 0.0
+                && p.elo_lo <= p.elo
+                && p.elo <= p.elo_hi
+        });
+        let ordered = self
+            .windows(2)
+            .all(|w| w[0].iteration < w[1].iteration && w[0].seconds <= w[1].seconds);
+        unless(finite && ordered, || {
+            "its points are not a learning curve (finite Elo within its interval, in training \
+             order)"
+                .to_string()
+        })
+    }
 }
 
 /// The learning figure of one variant.

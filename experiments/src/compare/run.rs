@@ -2,7 +2,7 @@
 //! and hand the figures to the report.
 
 use super::accuracy::{Committed, measure_unit};
-use super::cache::{Cache, UnitKey};
+use super::cache::{Cache, Checked, UnitKey};
 use super::config::Config;
 use super::figures::{AccuracyData, FamilyData, Figures, VariantData};
 use super::games::play_unit;
@@ -85,7 +85,7 @@ fn execute<T>(
     work: impl Fn(&Job) -> Result<T, String> + Sync,
 ) -> Result<Option<Vec<T>>, String>
 where
-    T: Serialize + DeserializeOwned + Send,
+    T: Serialize + DeserializeOwned + Checked + Send,
 {
     let mut results: Vec<Option<T>> = jobs.iter().map(|j| cache.load(&j.key(config))).collect();
     let mut pending: Vec<usize> = (0..jobs.len()).filter(|&i| results[i].is_none()).collect();
@@ -241,12 +241,7 @@ fn units(
 }
 
 pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
-    std::fs::create_dir_all(&config.out).map_err(|e| {
-        format!(
-            "cannot create the output directory {}: {e}",
-            config.out.display()
-        )
-    })?;
+    sowing_agents::output_file::prepare_dir(&config.out).map_err(|e| format!("--out: {e}"))?;
     let cache = Cache::new(&config.out);
     let mut quota = Quota {
         left: config.max_units,

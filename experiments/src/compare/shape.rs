@@ -6,6 +6,7 @@
 //! run's seed, the variant and the unit's index, so a unit gives the same figures wherever and
 //! whenever it runs.
 
+use super::cache::{Checked, UnitKey, mean_inconsistency, unless};
 use super::sketch::{Sketch, hash_bytes};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -88,6 +89,49 @@ impl Shape {
     /// Distinct positions reached over all games (a HyperLogLog estimate, about 1.6% error).
     pub fn distinct_positions(&self) -> Option<f64> {
         (self.games > 0).then(|| self.distinct.estimate())
+    }
+}
+
+impl Checked for Shape {
+    fn inconsistency(&self, key: &UnitKey) -> Option<String> {
+        let moves = self.branching.n;
+        let ended = [self.south_wins, self.north_wins, self.draws, self.truncated]
+            .into_iter()
+            .try_fold(0u64, u64::checked_add);
+        unless(self.games == key.games, || {
+            format!("{} games where the unit plays {}", self.games, key.games)
+        })
+        .or_else(|| {
+            unless(ended == Some(self.games), || {
+                format!(
+                    "South's {} wins, North's {}, {} draws and {} truncated games are not its {} \
+                     games",
+                    self.south_wins, self.north_wins, self.draws, self.truncated, self.games
+                )
+            })
+        })
+        .or_else(|| {
+            let lengths = self
+                .lengths
+                .counts
+                .iter()
+                .try_fold(0u64, |a, &c| a.checked_add(c));
+            unless(lengths == Some(self.games), || {
+                "its game lengths do not count its games".to_string()
+            })
+        })
+        .or_else(|| mean_inconsistency("plies", &self.plies, self.games))
+        .or_else(|| mean_inconsistency("log_paths", &self.log_paths, self.games))
+        .or_else(|| mean_inconsistency("branching", &self.branching, moves))
+        .or_else(|| mean_inconsistency("laps", &self.laps, moves))
+        .or_else(|| mean_inconsistency("sown", &self.sown, moves))
+        .or_else(|| {
+            unless(
+                self.endless_games <= self.games && self.endless_positions <= moves,
+                || "more games or positions with endless moves than there are".to_string(),
+            )
+        })
+        .or_else(|| unless(self.distinct.is_whole(), || "its sketch is damaged".into()))
     }
 }
 

@@ -39,6 +39,13 @@ impl Sketch {
         }
     }
 
+    /// Whether its registers are those of a sketch: as many as a sketch has, each at most the
+    /// highest rank `insert` stores.
+    pub fn is_whole(&self) -> bool {
+        let top = (64 - SKETCH_BITS + 1) as u8;
+        self.registers.len() == SKETCH_REGISTERS && self.registers.iter().all(|&r| r <= top)
+    }
+
     pub fn merge(&mut self, other: &Sketch) {
         for (a, &b) in self.registers.iter_mut().zip(&other.registers) {
             *a = (*a).max(b);

@@ -8,6 +8,7 @@
 //! that ends); failing that, a win for North (every South move refuted). A draw needs more than
 //! these proofs and reads "not proven", as does anything the budget does not reach.
 
+use super::cache::{Checked, UnitKey, unless};
 use crate::solved::{StartValue, solve_whole, table_positions};
 use serde::{Deserialize, Serialize};
 use sowing_agents::Solver;
@@ -67,6 +68,26 @@ impl Solved {
             },
             Solved::NotProven { .. } => "not proven".to_string(),
         }
+    }
+}
+
+impl Checked for Solved {
+    fn inconsistency(&self, _: &UnitKey) -> Option<String> {
+        let Solved::Proven { winner, margin, .. } = self else {
+            return None;
+        };
+        let lead_ok = match (winner.as_str(), margin) {
+            ("South", Some(m)) => *m > 0,
+            ("North", Some(m)) => *m < 0,
+            ("draw", None) | ("South" | "North", None) => true,
+            _ => false,
+        };
+        unless(lead_ok, || {
+            format!(
+                "winner {winner:?} with South's lead {}",
+                margin.map_or("not given".to_string(), |m| m.to_string())
+            )
+        })
     }
 }
 

@@ -290,5 +290,5 @@ fn write_rows<R: Serialize + Default>(path: &Path, rows: &[R]) -> Result<(), Str
         let header = text.iter().position(|&b| b == b'\n').map_or(0, |i| i + 1);
         text.truncate(header);
     }
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    sowing_agents::output_file::write(path, &text).map_err(|e| e.to_string())
 }

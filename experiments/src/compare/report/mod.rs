@@ -11,7 +11,6 @@ mod markdown;
 mod plots;
 
 use super::figures::Figures;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Where the report went, and its summary table for the terminal.
@@ -64,7 +63,7 @@ impl Table {
 
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
     let path = dir.join(name);
-    fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    sowing_agents::output_file::write(&path, bytes).map_err(|e| e.to_string())
 }
 
 /// Write `report.md`, `summary.csv`, `results.json` and the raw CSVs of `figures` into `out`.

@@ -1,0 +1,351 @@
+//! What the commands write: every output path is checked before the work that fills it (so a
+//! mistyped directory costs no games and no build), a device or FIFO is never replaced by a
+//! regular file, no file of the user's beside the target is touched, old game records are not
+//! mixed with new ones, and `sowing play` saves the game played so far however it ends.
+
+mod common;
+
+use common::{sowing, stderr, stdout};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// An empty scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sowing-outputs-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn fifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success());
+}
+
+fn is_fifo(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::symlink_metadata(path)
+        .unwrap()
+        .file_type()
+        .is_fifo()
+}
+
+/// `sowing args` given `input` on standard input.
+fn sowing_with_input(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sowing"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A command that refuses before reading its input closes it: that is not a failure here.
+    let _ = child.stdin.take().unwrap().write_all(input);
+    child.wait_with_output().unwrap()
+}
+
+/// A refusal: exit code 1 and one error line that contains `what`.
+fn assert_refused(o: &Output, what: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(err.contains(what), "{err}");
+}
+
+const POSITIONS: [&str; 14] = [
+    "positions",
+    "--variant",
+    "en-dodoi-6",
+    "--count",
+    "2",
+    "--agents",
+    "random,greedy",
+    "--nodes",
+    "20000",
+    "--threads",
+    "1",
+    "--table-bits",
+    "12",
+    "--out",
+];
+
+#[test]
+fn an_output_in_a_missing_directory_is_refused_before_any_work() {
+    let dir = scratch("missing");
+    let missing = dir.join("missing");
+    let file = |name: &str| missing.join(name).to_str().unwrap().to_string();
+    let said = format!("its directory {} does not exist", missing.display());
+
+    let tb = file("x.tb");
+    let o = sowing(&[
+        "tablebase",
+        "build",
+        "--variant",
+        "en-dodoi-6",
+        "--max-seeds",
+        "12",
+        "--out",
+        &tb,
+    ]);
+    assert_refused(&o, &format!("cannot write {tb}: {said}"));
+    assert!(!stderr(&o).contains("building"), "{}", stderr(&o));
+
+    let jsonl = file("x.jsonl");
+    let o = sowing(&[&POSITIONS[..], &[jsonl.as_str()]].concat());
+    assert_refused(&o, &format!("cannot write {jsonl}: {said}"));
+
+    let csv = file("x.csv");
+    let o = sowing(&[
+        "arena",
+        "--variant",
+        "en-dodoi-6",
+        "--agents",
+        "random,greedy",
+        "--games",
+        "2",
+        "--csv",
+        &csv,
+    ]);
+    assert_refused(&o, &format!("cannot write {csv}: {said}"));
+    assert_eq!(stdout(&o), "", "no games were played");
+
+    let json = file("x.json");
+    let o = sowing_with_input(
+        &[
+            "play",
+            "--variant",
+            "en-dodoi-6",
+            "--opponent",
+            "random",
+            "--save",
+            &json,
+        ],
+        b"2\n",
+    );
+    assert_refused(&o, &format!("--save: cannot write {json}: {said}"));
+    assert!(!stdout(&o).contains("You play"), "the game did not start");
+    assert_eq!(names(&dir), Vec::<String>::new());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_fifo_or_a_directory_is_never_replaced() {
+    let dir = scratch("fifo");
+    let pipe = dir.join("pipe");
+    fifo(&pipe);
+    let p = pipe.to_str().unwrap();
+    let not_regular = "is not a regular file (a device, FIFO or socket)";
+    let o = sowing(&[
+        "tablebase",
+        "build",
+        "--variant",
+        "en-dodoi-6",
+        "--max-seeds",
+        "4",
+        "--out",
+        p,
+    ]);
+    assert_refused(&o, not_regular);
+    assert!(is_fifo(&pipe), "tablebase build replaced the FIFO");
+    let o = sowing(&[&POSITIONS[..], &[p]].concat());
+    assert_refused(&o, not_regular);
+    assert!(is_fifo(&pipe), "positions replaced the FIFO");
+    let o = sowing(&[
+        "arena",
+        "--variant",
+        "en-dodoi-6",
+        "--agents",
+        "random,greedy",
+        "--games",
+        "2",
+        "--csv",
+        p,
+    ]);
+    assert_refused(&o, not_regular);
+    // A directory as the file, and a file as the directory.
+    let d = dir.to_str().unwrap();
+    let o = sowing(&[
+        "tablebase",
+        "build",
+        "--variant",
+        "en-dodoi-6",
+        "--max-seeds",
+        "4",
+        "--out",
+        d,
+    ]);
+    assert_refused(&o, "is a directory: give a file name");
+    let o = sowing(&[
+        "arena",
+        "--variant",
+        "en-dodoi-6",
+        "--agents",
+        "random,greedy",
+        "--games",
+        "2",
+        "--records",
+        p,
+    ]);
+    assert_refused(&o, "--records: cannot write");
+    assert!(
+        stderr(&o).contains("it is not a directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(is_fifo(&pipe));
+    assert_eq!(names(&dir), ["pipe"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn files_beside_the_output_are_left_alone_and_no_temporary_is_left() {
+    let dir = scratch("beside");
+    let tb = dir.join("x.tb");
+    let jsonl = dir.join("x.jsonl");
+    for name in ["x.tb.tmp", ".x.tb.tmp", "x.jsonl.tmp"] {
+        std::fs::write(dir.join(name), "mine").unwrap();
+    }
+    let o = sowing(&[
+        "tablebase",
+        "build",
+        "--variant",
+        "en-dodoi-6",
+        "--max-seeds",
+        "4",
+        "--out",
+        tb.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = sowing(&[&POSITIONS[..], &[jsonl.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    for name in ["x.tb.tmp", ".x.tb.tmp", "x.jsonl.tmp"] {
+        assert_eq!(std::fs::read_to_string(dir.join(name)).unwrap(), "mine");
+    }
+    assert_eq!(
+        names(&dir),
+        [".x.tb.tmp", "x.jsonl", "x.jsonl.tmp", "x.tb", "x.tb.tmp"]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_records_directory_that_holds_records_is_refused() {
+    let dir = scratch("records");
+    let records = dir.join("games");
+    let r = records.to_str().unwrap();
+    let arena = |records: &str| {
+        sowing(&[
+            "arena",
+            "--variant",
+            "en-dodoi-6",
+            "--agents",
+            "random,greedy",
+            "--games",
+            "2",
+            "--records",
+            records,
+        ])
+    };
+    // A new directory is made; an empty one, or one of other files, is taken.
+    let o = arena(r);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(names(&records).len(), 2);
+    let o = arena(r);
+    assert_refused(
+        &o,
+        &format!("records directory {r} already holds 2 game records (game-00000-"),
+    );
+    assert!(
+        stderr(&o).contains("give a new or empty directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stdout(&o), "", "no games were played");
+    let other = dir.join("notes");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("README.txt"), "mine").unwrap();
+    let o = arena(other.to_str().unwrap());
+    assert!(o.status.success(), "{}", stderr(&o));
+    // `review` reads the directory's games, and only those.
+    let o = sowing(&["review", "--records", r, "--nodes", "20000", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(report["games"], 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn play_saves_the_game_so_far_however_it_ends() {
+    let dir = scratch("play");
+    let save = dir.join("game.json");
+    let s = save.to_str().unwrap();
+    // Bytes that are not text after a move: refused and asked again; then input ends.
+    let o = sowing_with_input(
+        &[
+            "play",
+            "--variant",
+            "en-dodoi-6",
+            "--opponent",
+            "random",
+            "--save",
+            s,
+        ],
+        b"2\n\xff\xfe garbage\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("that line is not text (it is not valid UTF-8)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("end of input: the game is left unfinished"),
+        "{out}"
+    );
+    assert!(out.contains(&format!("record saved to {s}")), "{out}");
+    let record =
+        sowing_env::GameRecord::from_json(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    assert_eq!(record.moves.len(), 2, "the person's move and the reply");
+    assert_eq!(record.moves[0], 2);
+
+    // Input that cannot be read at all (a directory): an error, and the agent's opening move
+    // is saved.
+    std::fs::remove_file(&save).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_sowing"))
+        .args([
+            "play",
+            "--variant",
+            "en-dodoi-6",
+            "--opponent",
+            "greedy",
+            "--side",
+            "north",
+            "--save",
+            s,
+        ])
+        .stdin(std::fs::File::open(&dir).unwrap())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("record saved to {s}")), "{err}");
+    assert!(
+        err.contains("error: cannot read standard input: Is a directory"),
+        "{err}"
+    );
+    let record =
+        sowing_env::GameRecord::from_json(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    assert_eq!(record.moves.len(), 1, "greedy's opening move");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
