@@ -43,14 +43,23 @@ pub const SETS_DIR: &str = "data/positions";
 /// The committed positions set of preset `variant`, `data/positions/VARIANT.jsonl`, relative to
 /// the working directory (the commands run from the repository's root, as `runs/` is there too).
 pub fn committed_set(variant: &str) -> PathBuf {
-    Path::new(SETS_DIR).join(format!("{variant}.jsonl"))
+    Path::new(SETS_DIR).join(format!("{}.jsonl", preset_name(variant)))
+}
+
+/// The name of the preset `variant` stands for: an alias (`en-dodoi`) names another preset
+/// (`en-dodoi-8`), whose committed set and figures are its own; any other name is itself.
+pub fn preset_name(variant: &str) -> &str {
+    sowing_env::Preset::find(variant)
+        .and_then(|p| p.alias_of)
+        .unwrap_or(variant)
 }
 
 /// How to make the committed set of `variant`, for the errors that miss it.
 pub fn how_to_make(variant: &str) -> String {
     format!(
-        "`sowing positions --variant {variant} --count 2000 --out {}` makes one (docs/exact.md \
-         gives the commands of the committed sets)",
+        "`sowing positions --variant {} --count 2000 --out {}` makes one (docs/exact.md gives \
+         the commands of the committed sets)",
+        preset_name(variant),
         committed_set(variant).display()
     )
 }

@@ -262,9 +262,14 @@ impl ExactPosition {
             ));
         }
         if position.result != line.result || position.margin != line.margin {
+            let margin = |m: Option<i32>| m.map_or("not known".to_string(), |m| format!("{m:+}"));
             return Err(format!(
-                "the position's result {} (margin {:?}) is not the best of its moves' ({}, {:?})",
-                line.result, line.margin, position.result, position.margin
+                "the position's result {} (margin {}) is not the best of its moves' ({}, margin \
+                 {})",
+                line.result,
+                margin(line.margin),
+                position.result,
+                margin(position.margin)
             ));
         }
         Ok(position)

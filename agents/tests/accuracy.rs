@@ -388,3 +388,21 @@ fn an_empty_trial_measures_nothing() {
     assert_eq!(a.kept.result.value(), None);
     assert_eq!(a.bands().count(), 0);
 }
+
+/// An alias is measured on the set of the preset it names, and told how to make that one.
+#[test]
+fn an_alias_names_the_committed_set_of_its_preset() {
+    assert_eq!(
+        sowing_agents::accuracy::committed_set("en-dodoi"),
+        sowing_agents::accuracy::committed_set("en-dodoi-8")
+    );
+    assert_eq!(
+        sowing_agents::accuracy::preset_name("en-dodoi"),
+        "en-dodoi-8"
+    );
+    assert_eq!(
+        sowing_agents::accuracy::preset_name("en-dodoi-6"),
+        "en-dodoi-6"
+    );
+    assert!(sowing_agents::accuracy::how_to_make("en-dodoi").contains("--variant en-dodoi-8 "));
+}

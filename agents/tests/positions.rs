@@ -120,6 +120,10 @@ fn every_damaged_line_is_refused_with_its_number() {
                 refused += 1;
                 let message = e.to_string();
                 assert!(message.contains("set.jsonl"), "{message}");
+                assert!(
+                    !message.contains("Some(") && !message.contains("None"),
+                    "Rust's debug text in {message}"
+                );
             }
         }
     }
@@ -129,4 +133,35 @@ fn every_damaged_line_is_refused_with_its_number() {
     let e = PositionSet::read_from(cut.as_bytes(), path).unwrap_err();
     assert!(e.to_string().contains("counts 20 positions"), "{e}");
     assert!(PositionSet::read_from(&b""[..], path).is_err());
+}
+
+/// A margin that does not match its moves' is said in words: a number, or "not known".
+#[test]
+fn a_wrong_margin_is_named_in_words() {
+    let (rules, table) = tiny();
+    let set = PositionSet::new(
+        rules,
+        serde_json::json!(null),
+        0,
+        labelled(&rules, &table, 1, 4),
+    );
+    let mut text = Vec::new();
+    set.write_to(&mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    let (header, line) = text.trim_end().split_once('\n').unwrap();
+    let mut position: serde_json::Value = serde_json::from_str(line).unwrap();
+    let margin = position["margin"]
+        .as_i64()
+        .expect("a table's position has a margin");
+    position["margin"] = serde_json::Value::Null;
+    let damaged = format!("{header}\n{position}\n");
+    let e = PositionSet::read_from(damaged.as_bytes(), Path::new("set.jsonl"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("(margin not known) is not the best of its moves'"),
+        "{e}"
+    );
+    assert!(e.contains(&format!("margin {margin:+})")), "{e}");
+    assert!(!e.contains("None") && !e.contains("Some("), "{e}");
 }

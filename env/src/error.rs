@@ -71,10 +71,48 @@ pub enum Error {
 }
 
 impl Error {
+    /// The most characters of someone's input that a message repeats: a longer input is cut to
+    /// this many, with its length.
+    pub const ECHO_CHARS: usize = 200;
+
     pub(crate) fn parse(format: &'static str, e: impl fmt::Display) -> Error {
-        Error::Parse {
-            format,
-            message: e.to_string().trim().to_string(),
+        // A parser's message may repeat the input (a string value, the line of a TOML error):
+        // each long line keeps its start and its end, where the parser says what it expected.
+        let message = e
+            .to_string()
+            .trim()
+            .lines()
+            .map(|line| {
+                let chars = line.chars().count();
+                if chars <= 2 * Error::ECHO_CHARS {
+                    return line.to_string();
+                }
+                let tail: String = line.chars().skip(chars - Error::ECHO_CHARS / 2).collect();
+                format!("{}...{tail}", Error::cut(line))
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        Error::Parse { format, message }
+    }
+
+    /// `input` as a message repeats it: whole when at most [`Error::ECHO_CHARS`] characters, else its
+    /// first [`Error::ECHO_CHARS`] characters and its length (`xxxx... (52428800 bytes)`), so that a
+    /// huge input (a 50 MB line, a 10 MB rules file) is not echoed back whole.
+    pub fn cut(input: &str) -> std::borrow::Cow<'_, str> {
+        match input.char_indices().nth(Error::ECHO_CHARS) {
+            None => std::borrow::Cow::Borrowed(input),
+            Some((end, _)) => {
+                std::borrow::Cow::Owned(format!("{}... ({} bytes)", &input[..end], input.len()))
+            }
+        }
+    }
+
+    /// `input` quoted for a message, its escapes shown, and cut as [`Error::cut`] cuts it:
+    /// `"banana"`, or `"xxxx"... (52428800 bytes)`.
+    pub fn quote(input: &str) -> String {
+        match input.char_indices().nth(Error::ECHO_CHARS) {
+            None => format!("{input:?}"),
+            Some((end, _)) => format!("{:?}... ({} bytes)", &input[..end], input.len()),
         }
     }
 }
@@ -92,7 +130,8 @@ impl fmt::Display for Error {
             Error::UnknownVariant { name } => {
                 write!(
                     f,
-                    "unknown variant {name:?}; valid variants: {}",
+                    "unknown variant {}; valid variants: {}",
+                    Error::quote(name),
                     PRESETS.join(", ")
                 )
             }

@@ -73,9 +73,10 @@ impl GameRecord {
         serde_json::to_string_pretty(self).expect("records always serialise")
     }
 
-    /// A record from JSON (not yet replayed: call [`GameRecord::replay`]).
+    /// A record from JSON, after a UTF-8 byte order mark if there is one (not yet replayed: call
+    /// [`GameRecord::replay`]).
     pub fn from_json(text: &str) -> Result<GameRecord, Error> {
-        serde_json::from_str(text).map_err(|e| Error::parse("JSON", e))
+        serde_json::from_str(crate::rules::without_bom(text)).map_err(|e| Error::parse("JSON", e))
     }
 }
 

@@ -114,10 +114,12 @@ impl Rules {
         })
     }
 
-    /// The rules from JSON, e.g. `{"holes": 8, "seeds": 4, "trigger": "leave"}`. Text that does not
-    /// read as a rule set is [`Error::Parse`]; a rule set the engine cannot hold is
+    /// The rules from JSON, e.g. `{"holes": 8, "seeds": 4, "trigger": "leave"}`, after a UTF-8
+    /// byte order mark if there is one (editors on Windows write it). Text that does not read as
+    /// a rule set is [`Error::Parse`]; a rule set the engine cannot hold is
     /// [`Error::InvalidRules`].
     pub fn from_json(text: &str) -> Result<Rules, Error> {
+        let text = without_bom(text);
         let mut reader = serde_json::Deserializer::from_str(text);
         let spec: RulesSpec = serde_path_to_error::deserialize(ObjectOnly(&mut reader))
             .map_err(|e| Error::parse("JSON", e))?;
@@ -130,7 +132,8 @@ impl Rules {
     pub fn from_toml(text: &str) -> Result<Rules, Error> {
         // Syntax first, with the position of the error; then the fields, read as JSON values so
         // that their errors read as JSON's do, naming the field.
-        let table: toml::Table = toml::from_str(text).map_err(|e| Error::parse("TOML", e))?;
+        let table: toml::Table =
+            toml::from_str(without_bom(text)).map_err(|e| Error::parse("TOML", e))?;
         let fields = serde_json::to_value(table).map_err(|e| Error::parse("TOML", e))?;
         let spec: RulesSpec =
             serde_path_to_error::deserialize(fields).map_err(|e| Error::parse("TOML", e))?;
@@ -215,6 +218,12 @@ impl Rules {
         }
         s
     }
+}
+
+/// `text` without the UTF-8 byte order mark it may start with: editors on Windows write one, and
+/// JSON and TOML parsers take it for a stray character.
+pub(crate) fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// A reader that offers a struct only as an object of named fields: a derived struct would also

@@ -168,6 +168,60 @@ fn malformed_text_is_a_parse_error_with_its_position() {
 }
 
 #[test]
+fn a_byte_order_mark_before_rules_or_a_record_is_skipped() {
+    let bom = "\u{feff}";
+    let rules = Rules::from_json(&format!(r#"{bom}{{"holes": 6, "seeds": 4}}"#)).unwrap();
+    assert_eq!(rules, en_dodoi_6());
+    let rules = Rules::from_toml(&format!("{bom}holes = 6\nseeds = 4\n")).unwrap();
+    assert_eq!(rules, en_dodoi_6());
+    let record = GameRecord::from_moves(&en_dodoi_6(), &[2, 0]).unwrap();
+    let read = GameRecord::from_json(&format!("{bom}{}", record.to_json())).unwrap();
+    assert_eq!(read, record);
+    // Only at the start: anywhere else it is still a stray character.
+    assert!(Rules::from_json(&format!(r#"{{"holes": 6,{bom} "seeds": 4}}"#)).is_err());
+}
+
+#[test]
+fn huge_input_is_not_echoed_whole() {
+    let long = "x".repeat(300_000);
+    let cases = [
+        Rules::from_json(&format!(r#"{{"holes": "{long}", "seeds": 4}}"#)).unwrap_err(),
+        Rules::from_toml(&format!("holes = \"{long}\"\nseeds = 4\n")).unwrap_err(),
+        Rules::from_toml(&format!("holes = 6 seeds = 4{long}")).unwrap_err(),
+        GameRecord::from_json(&format!(r#"{{"moves": "{long}"}}"#)).unwrap_err(),
+        Rules::preset(&long).unwrap_err(),
+    ];
+    for e in cases {
+        let message = e.to_string();
+        assert!(
+            message.len() < 1200,
+            "{} bytes: {}",
+            message.len(),
+            &message[..1200]
+        );
+        assert!(message.contains("xxxxx"), "{message}");
+    }
+    // The length is given, and what the parser expected, at the end of its line, is kept.
+    let e = Rules::from_json(&format!(r#"{{"holes": "{long}"}}"#)).unwrap_err();
+    let message = e.to_string();
+    assert!(message.contains("... ("), "{message}");
+    assert!(message.contains("\", expected u32 at line 1"), "{message}");
+    let e = Rules::preset(&long).unwrap_err().to_string();
+    assert!(
+        e.contains(r#"xx"... (300000 bytes); valid variants"#),
+        "{e}"
+    );
+    // Short input is repeated whole, as before.
+    assert_eq!(Error::quote("banana"), r#""banana""#);
+    assert_eq!(Error::cut("banana"), "banana");
+    let cut = Error::cut(&long);
+    assert_eq!(
+        cut,
+        format!("{}... (300000 bytes)", "x".repeat(Error::ECHO_CHARS))
+    );
+}
+
+#[test]
 fn good_rules_round_trip_through_json_and_toml() {
     let r = Rules::from_toml(
         "holes = 5\nseeds = 3\ntrigger = \"leave\"\ndirection = \"parity\"\n\

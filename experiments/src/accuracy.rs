@@ -5,6 +5,7 @@
 //! every pair compared position by position (McNemar); a table for people, or JSON. The
 //! measurement is `sowing_agents::accuracy`.
 
+use crate::output::{out, outln};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sowing_agents::accuracy::{
@@ -38,7 +39,7 @@ pub struct Args {
     /// the position, so the figures do not depend on the threads (time budgets aside).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Threads to play on (default: one per core).
+    /// Threads to play on (default: one per core), at most 1024.
     #[arg(long)]
     threads: Option<usize>,
 }
@@ -196,6 +197,8 @@ fn positions(arg: &str, variant: &str, rules: &Rules) -> Result<(PathBuf, Positi
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules = Rules::preset(&args.variant).map_err(|e| format!("--variant: {e}"))?;
+    // An alias (en-dodoi) is measured as the preset it names, on that preset's committed set.
+    let variant = accuracy::preset_name(&args.variant).to_string();
     let specs: Vec<String> = args
         .agents
         .split(',')
@@ -212,11 +215,13 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         from_spec(spec)?.can_play(&rules)?;
     }
     let threads = match args.threads {
-        Some(0) => return Err("--threads must be at least 1".into()),
-        Some(t) => t,
+        Some(0) => {
+            return Err("--threads must be at least 1 (leave it out for one per core)".into());
+        }
+        Some(t) => sowing_agents::memory::threads(t)?,
         None => 0,
     };
-    let (file, set) = positions(&args.positions, &args.variant, &rules)?;
+    let (file, set) = positions(&args.positions, &variant, &rules)?;
     let trial = Trial {
         rules,
         positions: &set.positions,
@@ -255,7 +260,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let report = Report {
-        variant: args.variant,
+        variant,
         rules,
         file,
         positions: set.positions.len(),
@@ -264,9 +269,9 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         paired,
     };
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?)?;
     } else {
-        print!("{}", table(&report));
+        out!("{}", table(&report))?;
     }
     Ok(())
 }

@@ -13,15 +13,15 @@ use crate::output::{out, outln};
 use serde::Serialize;
 use sowing_agents::review::{AgentReview, GameReview, review_game, summarize};
 use sowing_agents::tablebase::Tablebase;
-use sowing_env::GameRecord;
+use sowing_env::{Error, GameRecord};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Arguments of `sowing review`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A directory of game records (`sowing arena --records DIR`); every `*.json` file in it is
-    /// read, and all must be games of the same rules.
+    /// A directory of game records (`sowing arena --records DIR`); every `*.json` file in it (the
+    /// extension in any case) is read, and all must be games of the same rules.
     #[arg(long, value_name = "DIR")]
     records: PathBuf,
     /// A tablebase of the records' rules: positions it holds are decided at once, and the search
@@ -48,13 +48,20 @@ struct Report {
     reviews: Vec<GameReview>,
 }
 
-/// The records of `dir`, in file-name order.
-fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
+/// Whether a file of this name is read as a game record: `*.json`, in any case.
+pub fn is_record_name(name: &std::ffi::OsStr) -> bool {
+    Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+/// The records of `dir`, in file-name order, each with its file.
+fn read_records(dir: &Path) -> Result<Vec<(PathBuf, GameRecord)>, String> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read records directory {}: {e}", dir.display()))?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| p.file_name().is_some_and(is_record_name) && !p.is_dir())
         .collect();
     paths.sort();
     if paths.is_empty() {
@@ -63,31 +70,32 @@ fn read_records(dir: &Path) -> Result<Vec<GameRecord>, String> {
             dir.display()
         ));
     }
-    let mut records: Vec<GameRecord> = Vec::with_capacity(paths.len());
-    for path in &paths {
-        let text = std::fs::read_to_string(path)
+    let mut records: Vec<(PathBuf, GameRecord)> = Vec::with_capacity(paths.len());
+    for path in paths {
+        let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read record {}: {e}", path.display()))?;
         let record =
             GameRecord::from_json(&text).map_err(|e| format!("record {}: {e}", path.display()))?;
-        if let Some(first) = records.first()
+        if let Some((first_path, first)) = records.first()
             && first.rules != record.rules
         {
             return Err(format!(
-                "record {} is of other rules ({}) than the first ({}): review one rule set at \
-                 a time",
+                "record {} is of other rules ({}) than the first, {} ({}): review one rule set \
+                 at a time",
                 path.display(),
                 record.rules.summary(),
+                first_path.display(),
                 first.rules.summary()
             ));
         }
-        records.push(record);
+        records.push((path, record));
     }
     Ok(records)
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let records = read_records(&args.records)?;
-    let rules = records[0].rules;
+    let rules = records[0].1.rules;
     let table = match &args.tablebase {
         Some(path) => Some(Arc::new(Tablebase::open_for(path, &rules)?)),
         None => None,
@@ -96,20 +104,30 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let opening_of = |r: &GameRecord| -> Result<usize, String> {
         match (args.opening, r.tags.get("opening_plies")) {
             (Some(k), _) => Ok(k),
-            (None, Some(tag)) => tag
-                .parse()
-                .map_err(|_| format!("a record's opening_plies tag {tag:?} is not a number")),
+            (None, Some(tag)) => tag.parse().map_err(|_| {
+                format!(
+                    "its opening_plies tag {} is not a number (give --opening K to say how many \
+                     plies to leave out)",
+                    Error::quote(tag)
+                )
+            }),
             (None, None) => Ok(0),
         }
     };
     let reviews = args
         .search
-        .map(threads, table.as_ref(), &records, |i, record, search| {
-            opening_of(record).and_then(|k| {
-                review_game(record, k, search, args.search.nodes)
-                    .map_err(|e| format!("game {i}: {e}"))
-            })
-        })
+        .map(
+            threads,
+            table.as_ref(),
+            &records,
+            |_, (path, record), search| {
+                opening_of(record)
+                    .and_then(|k| {
+                        review_game(record, k, search, args.search.nodes).map_err(|e| e.to_string())
+                    })
+                    .map_err(|e| format!("record {}: {e}", path.display()))
+            },
+        )
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     let agents = summarize(&reviews);

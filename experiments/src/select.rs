@@ -12,7 +12,8 @@ pub struct VariantArgs {
     /// `bench`.
     #[arg(long)]
     pub variant: Option<String>,
-    /// Rules file to play instead of a preset: JSON, or TOML when its name ends in `.toml`.
+    /// Rules file to play instead of a preset: JSON, or TOML when its name ends in `.toml` (in
+    /// any case).
     #[arg(long, value_name = "FILE", conflicts_with = "variant")]
     pub rules: Option<PathBuf>,
 }
@@ -80,7 +81,10 @@ fn preset(name: &str) -> Result<Named, String> {
 pub fn read_rules(path: &Path) -> Result<Named, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read rules file {}: {e}", path.display()))?;
-    let rules = if path.extension().is_some_and(|e| e == "toml") {
+    let rules = if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+    {
         Rules::from_toml(&text)
     } else {
         Rules::from_json(&text)

@@ -11,7 +11,7 @@ use crate::output::outln;
 use serde::Serialize;
 use sowing_agents::Wdl;
 use sowing_agents::tablebase::{BuildOptions, Probe, Tablebase, TablebaseError};
-use sowing_env::{Direction, Player, Rules, RulesSpec, State, Trigger};
+use sowing_env::{Direction, Error, Player, Rules, RulesSpec, State, Trigger};
 use std::str::FromStr;
 use std::time::Instant;
 
@@ -49,7 +49,12 @@ pub struct Span(u32, u32);
 impl FromStr for Span {
     type Err = String;
     fn from_str(text: &str) -> Result<Span, String> {
-        let bad = || format!("{text:?} is not a count or an inclusive range such as 3..5");
+        let bad = || {
+            format!(
+                "{} is not a count or an inclusive range such as 3..5",
+                Error::quote(text)
+            )
+        };
         let (a, b) = match text.split_once("..") {
             Some((a, b)) => (a, b.strip_prefix('=').unwrap_or(b)),
             None => (text, text),
@@ -60,7 +65,8 @@ impl FromStr for Span {
         );
         if a == 0 || a > b {
             return Err(format!(
-                "{text:?}: the range must run from 1 up, low end first"
+                "{}: the range must run from 1 up, low end first",
+                Error::quote(text)
             ));
         }
         Ok(Span(a, b))
@@ -168,7 +174,10 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .find(|w| !allowed.split(", ").any(|a| a == w.as_str()))
         {
-            Some(bad) => Err(format!("--{what} {bad:?} is not one of {allowed}")),
+            Some(bad) => Err(format!(
+                "--{what} {} is not one of {allowed}",
+                Error::quote(bad)
+            )),
             None => Ok(words),
         }
     };

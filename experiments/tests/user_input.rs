@@ -489,3 +489,239 @@ fn generated_game_records_never_crash_replay() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The repository's root, where the committed positions sets are found.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A rules file with a byte order mark before it, as editors on Windows write one, and a TOML
+/// file whose extension is in capitals: both read as the rules they hold.
+#[test]
+fn a_byte_order_mark_and_a_capital_extension_are_read() {
+    let dir = scratch("bom");
+    let files = [
+        ("bom.json", "\u{feff}{\"holes\": 3, \"seeds\": 2}"),
+        ("bom.toml", "\u{feff}holes = 3\nseeds = 2\n"),
+        ("capital.TOML", "holes = 3\nseeds = 2\n"),
+        ("capital.Json", "{\"holes\": 3, \"seeds\": 2}"),
+    ];
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let o = sowing(&["replay", "--rules", path.to_str().unwrap(), "--moves", "0"]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert!(common::stdout(&o).contains("2x3, 2 seeds"), "{name}");
+    }
+    // A record with a byte order mark replays.
+    let rules = sowing_env::Rules::preset("en-dodoi-6").unwrap();
+    let record = sowing_env::GameRecord::from_moves(&rules, &[2, 0]).unwrap();
+    let path = dir.join("record.json");
+    std::fs::write(&path, format!("\u{feff}{}", record.to_json())).unwrap();
+    let o = sowing(&["replay", "--record", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A huge input is never echoed whole in an error: a rules file of one long string, a game
+/// record of one, a line typed into `play`.
+#[test]
+fn huge_input_is_cut_in_error_messages() {
+    let dir = scratch("huge");
+    let long = "x".repeat(3 << 20);
+    let rules = dir.join("rules.json");
+    std::fs::write(&rules, format!("{{\"holes\": \"{long}\", \"seeds\": 4}}")).unwrap();
+    let toml = dir.join("rules.toml");
+    std::fs::write(&toml, format!("holes = 6 seeds = 4 {long}")).unwrap();
+    let record = dir.join("record.json");
+    std::fs::write(&record, format!("{{\"moves\": \"{long}\"}}")).unwrap();
+    let cases: [&[&str]; 3] = [
+        &["random", "--rules", rules.to_str().unwrap(), "--games", "2"],
+        &["random", "--rules", toml.to_str().unwrap(), "--games", "2"],
+        &["replay", "--record", record.to_str().unwrap()],
+    ];
+    for args in cases {
+        let o = sowing(args);
+        assert_no_crash(args, &o);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(err.len() < 1500, "{args:?}: {} bytes of error", err.len());
+        assert!(err.contains("xxxx... ("), "{args:?}: {err}");
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sowing"))
+        .args(["play", "--variant", "en-dodoi-6", "--opponent", "random"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut input, format!("{long}\nquit\n").as_bytes()).unwrap();
+    drop(input);
+    let o = child.wait_with_output().unwrap();
+    let out = common::stdout(&o);
+    assert!(o.status.success());
+    assert!(out.len() < 5000, "{} bytes of output", out.len());
+    assert!(
+        out.contains(&format!("a line of {} bytes (\"xxx", long.len() + 1)),
+        "{}",
+        &out[..out.len().min(3000)]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `review` names the file of a record it cannot use, not its place in the directory.
+#[test]
+fn review_names_the_file_of_a_bad_record() {
+    let dir = scratch("review-names");
+    let rules = sowing_env::Rules::preset("en-dodoi-6").unwrap();
+    let mut game = sowing_env::GameRecord::from_moves(&rules, &[2, 0, 3, 1]).unwrap();
+    std::fs::write(dir.join("a.json"), game.to_json()).unwrap();
+    game.tags
+        .insert("opening_plies".to_string(), "two".to_string());
+    let bad = dir.join("b.json");
+    std::fs::write(&bad, game.to_json()).unwrap();
+    let o = sowing(&[
+        "review",
+        "--records",
+        dir.to_str().unwrap(),
+        "--nodes",
+        "2000",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "record {}: its opening_plies tag \"two\" is not a number",
+            bad.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("game 1"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `accuracy` takes an alias as every command does, and caps its threads as they do.
+#[test]
+fn accuracy_resolves_aliases_and_caps_threads() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sowing"))
+            .args(args)
+            .current_dir(root())
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "accuracy",
+        "--variant",
+        "en-dodoi",
+        "--agents",
+        "random",
+        "--positions",
+        "3",
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&common::stdout(&o)).unwrap();
+    assert_eq!(report["variant"], "en-dodoi-8");
+    assert_eq!(report["positions"], 3);
+    let o = run(&[
+        "accuracy",
+        "--variant",
+        "en-dodoi-6",
+        "--agents",
+        "random",
+        "--positions",
+        "3",
+        "--threads",
+        "100000",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--threads 100000 is too many: at most 1024"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `bench --seconds` is bounded below as well as above: a measurement too short to time is
+/// refused rather than reported as "NaNx".
+#[test]
+fn bench_refuses_a_measurement_too_short_to_time() {
+    for seconds in ["1e-300", "0.001", "0", "1e9"] {
+        let o = sowing(&["bench", "--variant", "en-dodoi-6", "--seconds", seconds]);
+        assert_eq!(o.status.code(), Some(1), "{seconds}");
+        assert!(
+            stderr(&o).contains("--seconds must be at least 0.01 and at most 3600"),
+            "{seconds}: {}",
+            stderr(&o)
+        );
+    }
+    let o = sowing(&["bench", "--variant", "en-dodoi-6", "--seconds", "0.01"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !common::stdout(&o).contains("NaN"),
+        "{}",
+        common::stdout(&o)
+    );
+}
+
+/// When the positions drawn seldom settle, `positions` says what would settle more: with a
+/// table given, not "a --tablebase" but one of more seeds.
+#[test]
+fn positions_that_do_not_settle_name_the_real_cause() {
+    let dir = scratch("unsettled");
+    let table = dir.join("small.tb");
+    let o = sowing(&[
+        "tablebase",
+        "build",
+        "--variant",
+        "en-dodoi-10",
+        "--max-seeds",
+        "1",
+        "--out",
+        table.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.join("p.jsonl");
+    let base = [
+        "positions",
+        "--variant",
+        "en-dodoi-10",
+        "--count",
+        "100",
+        "--agents",
+        "random,random",
+        "--opening",
+        "0",
+        "--nodes",
+        "1",
+        "--threads",
+        "1",
+        "--table-bits",
+        "10",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = sowing(&[&base[..], &["--tablebase", table.to_str().unwrap()]].concat());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "give --nodes more positions, or a --tablebase of more seeds ({} holds positions of \
+             at most 1)",
+            table.display()
+        )),
+        "{err}"
+    );
+    let o = sowing(&base);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("give --nodes more positions or a --tablebase"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -25,7 +25,7 @@ mod solved;
 
 use config::{Config, Variant};
 use plan::TimeBudget;
-use sowing_env::{PRESETS, Rules};
+use sowing_env::{Error, PRESETS, Rules};
 use std::path::PathBuf;
 
 /// Arguments of `sowing compare`.
@@ -73,7 +73,7 @@ fn resolve(variants: Option<&str>, files: &[PathBuf]) -> Result<Vec<Variant>, St
     };
     let push = |out: &mut Vec<Variant>, v: Variant| -> Result<(), String> {
         if out.iter().any(|o| o.name == v.name) {
-            return Err(format!("variant {:?} is named twice", v.name));
+            return Err(format!("variant {} is named twice", Error::quote(&v.name)));
         }
         out.push(v);
         Ok(())

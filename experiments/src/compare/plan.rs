@@ -78,8 +78,9 @@ impl std::str::FromStr for TimeBudget {
     fn from_str(text: &str) -> Result<TimeBudget, String> {
         let bad = || {
             format!(
-                "invalid budget {text:?}: give a number with a unit, s, m or h, or several \
-                 (e.g. 90s, 30m, 2h, 1h30m)"
+                "invalid budget {}: give a number with a unit, s, m or h, or several (e.g. 90s, \
+                 30m, 2h, 1h30m)",
+                sowing_env::Error::quote(text)
             )
         };
         let mut secs = 0.0;
