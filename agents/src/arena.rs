@@ -190,42 +190,57 @@ fn check(config: &ArenaConfig) -> Result<(), ArenaError> {
             config.agents.len()
         )));
     }
-    if config.agents.len() > MAX_AGENTS {
+    check_agents(&config.agents)?;
+    check_games(
+        config.games,
+        config.pairings().len() as u64,
+        config.keep_records,
+    )
+}
+
+/// Refuse agents that cannot meet in one round robin: more than [`MAX_AGENTS`], or one listed
+/// twice. The arena's limits, which the trainer's baselines share.
+pub fn check_agents(agents: &[String]) -> Result<(), ArenaError> {
+    if agents.len() > MAX_AGENTS {
         return Err(ArenaError::Config(format!(
             "an arena of {} agents is too large: at most {MAX_AGENTS} ({} pairings)",
-            config.agents.len(),
+            agents.len(),
             MAX_AGENTS * (MAX_AGENTS - 1) / 2
         )));
     }
-    for (i, spec) in config.agents.iter().enumerate() {
-        if config.agents[..i].contains(spec) {
+    for (i, spec) in agents.iter().enumerate() {
+        if agents[..i].contains(spec) {
             return Err(ArenaError::Config(format!(
                 "agent {spec} is listed twice; list each agent once"
             )));
         }
     }
-    if config.games == 0 || config.games % 2 == 1 {
+    Ok(())
+}
+
+/// Refuse `games` per pairing over `pairings` pairings: not a positive even number (each agent
+/// plays South in half), or more than the memory holds. The arena's limits, which the trainer's
+/// evaluation shares.
+pub fn check_games(games: u32, pairings: u64, keep_records: bool) -> Result<(), ArenaError> {
+    if games == 0 || games % 2 == 1 {
         return Err(ArenaError::Config(format!(
-            "games per pairing must be a positive even number (each agent plays South in half), got {}",
-            config.games
+            "games per pairing must be a positive even number (each agent plays South in half), got {games}"
         )));
     }
-    let pairings = config.pairings().len() as u64;
     memory::check(
         &format!(
-            "{} games per pairing ({} games in all)",
-            config.games,
-            pairings * u64::from(config.games)
+            "{games} games per pairing ({} games in all)",
+            pairings * u64::from(games)
         ),
-        pairings * u64::from(config.games),
-        matches::bytes_per_game(config.keep_records, false),
+        pairings * u64::from(games),
+        matches::bytes_per_game(keep_records, false),
         0,
         "games per pairing",
     )
     .map_err(|e| {
         ArenaError::TooLarge(TooLarge {
             // Games per pairing, an even number.
-            largest_fit: e.largest_fit.map(|f| f / pairings / 2 * 2),
+            largest_fit: e.largest_fit.map(|f| f / pairings.max(1) / 2 * 2),
             ..e
         })
     })?;

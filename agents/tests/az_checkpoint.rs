@@ -142,3 +142,77 @@ fn a_ring_checkpoint_loads_and_a_wrong_body_is_refused() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn another_format_version_is_named_in_words() {
+    let dir = one_iteration("version");
+    let meta = checkpoint::iteration_dir(&dir, 1).join(checkpoint::META);
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta).unwrap()).unwrap();
+    value["version"] = 7.into();
+    std::fs::write(&meta, value.to_string()).unwrap();
+    let msg = error_text(load_checkpoint(&dir));
+    assert!(msg.contains("format version 7, this build reads"), "{msg}");
+    value["version"] = "seven".into();
+    std::fs::write(&meta, value.to_string()).unwrap();
+    let msg = error_text(load_checkpoint(&dir));
+    assert!(msg.contains("no format version (a number)"), "{msg}");
+    assert!(!msg.contains("Some(") && !msg.contains("None"), "{msg}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Settings given with --resume: those a run may change (its budget, threads, retention) are
+/// taken; any other that differs from the run's own is refused, naming the flag and what the
+/// run has, rather than dropped; one given with the run's own value is accepted.
+#[test]
+fn settings_given_on_resuming_are_taken_or_refused_never_dropped() {
+    let dir = one_iteration("resume-settings");
+    let mut budget = tiny_args(&dir);
+    budget.iterations = Some(2);
+    let refused = |budget: &sowing_agents::az::Args, given: &[&str]| {
+        error_text(Trainer::resume_given(&dir, budget, given))
+    };
+    let mut wider = budget.clone();
+    wider.hidden = 128;
+    let msg = refused(&wider, &["hidden", "iterations"]);
+    assert!(
+        msg.contains("--hidden 128 was given with --resume")
+            && msg.contains(&format!("the run in {} has --hidden 8", dir.display())),
+        "{msg}"
+    );
+    let mut faster = budget.clone();
+    faster.lr = 0.01;
+    let msg = refused(&faster, &["lr"]);
+    assert!(
+        msg.contains("--lr 0.01 was given") && msg.contains("has --lr 0.002,"),
+        "{msg}"
+    );
+    let mut table = budget.clone();
+    table.tablebase = Some(dir.join("other.tb"));
+    let msg = refused(&table, &["tablebase"]);
+    assert!(msg.contains("has no --tablebase"), "{msg}");
+    let mut elsewhere = budget.clone();
+    elsewhere.out = Some(dir.join("elsewhere"));
+    let msg = refused(&elsewhere, &["out"]);
+    assert!(
+        msg.contains(&format!("the run is in {} and goes on there", dir.display())),
+        "{msg}"
+    );
+    // The run's own values, and the settings a resumed run may change, are taken.
+    let mut same = budget.clone();
+    same.keep_last = 1;
+    same.minutes = Some(5.0);
+    let trainer = Trainer::resume_given(
+        &dir,
+        &same,
+        &["hidden", "lr", "out", "keep_last", "minutes", "iterations"],
+    )
+    .unwrap();
+    assert_eq!(trainer.args().keep_last, 1);
+    assert_eq!(trainer.args().minutes, Some(5.0));
+    assert_eq!(trainer.args().hidden, 8);
+    drop(trainer);
+    // Without a list of what was typed (the library's resume) nothing is refused.
+    assert!(Trainer::resume(&dir, &wider).is_ok());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -665,3 +665,129 @@ fn an_overlapped_run_learns_one_iteration_behind_and_resumes_exactly() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// The refusal of `args`, which must be refused.
+fn refusal(args: Args) -> String {
+    match Trainer::new(args) {
+        Ok(_) => panic!("must be refused"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn sample_reuse_and_learning_rates_past_any_use_are_refused() {
+    let dir = scratch("bounds");
+    let cases: [(fn(&mut Args), &str); 4] = [
+        (
+            |a| a.sample_reuse = 1e9,
+            "--sample-reuse must be at most 1000",
+        ),
+        (|a| a.lr = 1e30, "--lr must be at most 1"),
+        (|a| a.lr = 1.5, "--lr must be at most 1"),
+        (|a| a.weight_decay = 2.0, "--weight-decay must be at most 1"),
+    ];
+    for (change, wanted) in cases {
+        let mut args = tiny(&dir, 1);
+        change(&mut args);
+        let e = refusal(args);
+        assert!(e.contains(wanted), "{e}");
+    }
+    assert!(!dir.exists(), "nothing is written for refused settings");
+}
+
+/// The evaluation refuses what `sowing arena` refuses, by the arena's own checks.
+#[test]
+fn evaluation_settings_the_arena_refuses_are_refused() {
+    let dir = scratch("eval-bad");
+    let cases: [(fn(&mut Args), &str); 4] = [
+        (
+            |a| a.baselines = "random,greedy,random".into(),
+            "--baselines: agent random is listed twice",
+        ),
+        (
+            |a| a.eval_games = 3,
+            "--eval-games: games per pairing must be a positive even number",
+        ),
+        (
+            |a| a.eval_opening = 5000,
+            "--eval-opening: an opening of 5000 random plies is as long as a game may last",
+        ),
+        (
+            |a| a.eval_opening = 500,
+            "--eval-opening: an opening of 500 random plies: random play seldom lasts that long",
+        ),
+    ];
+    for (change, wanted) in cases {
+        let mut args = tiny(&dir, 1);
+        change(&mut args);
+        let e = refusal(args);
+        assert!(e.contains(wanted), "{e}");
+    }
+    // No games, no checks: an odd count is moot when evaluation plays none.
+    let mut none = tiny(&dir, 1);
+    none.eval_games = 0;
+    none.eval_opening = 5000;
+    assert!(Trainer::new(none).is_ok());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--minutes` is honoured inside an iteration's training: no step is begun past it, however
+/// many `--sample-reuse` asks for.
+#[test]
+fn no_training_step_is_begun_past_the_time_budget() {
+    let dir = scratch("deadline");
+    let mut args = tiny(&dir, 1);
+    args.eval_games = 0;
+    args.sample_reuse = 1000.0;
+    // A budget over before the first step.
+    args.minutes = Some(1e-9);
+    let mut trainer = Trainer::new(args).unwrap();
+    let metrics = trainer.iterate(&mut |_| {}).unwrap();
+    assert!(metrics.positions > 0);
+    assert_eq!(metrics.steps, 0);
+    assert!(!trainer.wants_more(0.0, 0.0) || trainer.iteration() == 1);
+    drop(trainer);
+    std::fs::remove_dir_all(&dir).unwrap();
+    // The same without the budget takes every step.
+    let mut args = tiny(&dir, 1);
+    args.eval_games = 0;
+    let mut trainer = Trainer::new(args).unwrap();
+    assert!(trainer.iterate(&mut |_| {}).unwrap().steps > 0);
+    drop(trainer);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Training that leaves weights that are not numbers stops with an error before anything is
+/// written: the run's checkpoints stay as they were.
+#[test]
+fn a_diverged_network_is_refused_and_never_checkpointed() {
+    let dir = scratch("diverged");
+    let mut args = tiny(&dir, 3);
+    args.eval_games = 0;
+    let mut trainer = Trainer::new(args).unwrap();
+    trainer.iterate(&mut |_| {}).unwrap();
+    // What a learning rate far too high does, at once: a weight that is not a number.
+    let (_, weight) = trainer.variables().into_iter().next().unwrap();
+    tch::no_grad(|| {
+        let _ = weight.shallow_clone().fill_(f64::NAN);
+    });
+    let e = trainer.iterate(&mut |_| {}).unwrap_err().to_string();
+    assert!(e.contains("training diverged in iteration 2"), "{e}");
+    assert!(e.contains("the network's weights ("), "{e}");
+    assert!(
+        e.contains("the run's checkpoints end at iteration 1"),
+        "{e}"
+    );
+    assert!(e.contains("smaller --lr"), "{e}");
+    drop(trainer);
+    assert!(!checkpoint::iteration_dir(&dir, 2).exists());
+    let loaded = load_checkpoint(&dir).unwrap();
+    assert_eq!(loaded.meta.iteration, 1);
+    let finite = loaded
+        .vs
+        .variables()
+        .values()
+        .all(|t| t.isfinite().all().int64_value(&[]) == 1);
+    assert!(finite);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

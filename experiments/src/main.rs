@@ -23,11 +23,11 @@ mod tablebase;
 mod train;
 mod variants;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Subcommand};
 use std::process::ExitCode;
 
 /// Sowing: an RL environment and training harness for the relay-sowing mancala games.
-#[derive(Debug, Parser)]
+#[derive(Debug, clap::Parser)]
 #[command(name = "sowing", version, about)]
 struct Cli {
     #[command(subcommand)]
@@ -83,7 +83,8 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Variants(args) => variants::run(args),
         Command::Replay(args) => replay::run(args),
@@ -93,7 +94,7 @@ fn main() -> ExitCode {
         Command::Match(args) => series::run(args),
         Command::Play(args) => play::run(args),
         #[cfg(feature = "torch")]
-        Command::Train(args) => train::run(*args),
+        Command::Train(args) => train::run(*args, &typed(&matches, "train")),
         Command::Compare(args) => compare::run(args),
         Command::Solve(args) => solve::run(args),
         Command::Tablebase(args) => tablebase::run(args),
@@ -110,5 +111,52 @@ fn main() -> ExitCode {
             output::note!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The arguments of subcommand `name` that were typed on the command line (not defaults), by
+/// clap's names (the fields of the subcommand's `Args`): `sowing train --resume` refuses a
+/// setting typed that the run cannot change, where a default says nothing.
+#[cfg(feature = "torch")]
+fn typed(matches: &clap::ArgMatches, name: &str) -> Vec<String> {
+    let Some(sub) = matches.subcommand_matches(name) else {
+        return Vec::new();
+    };
+    // Arguments only: the matches also hold the groups that `flatten` makes.
+    let command = Cli::command();
+    let arguments: Vec<String> = command
+        .find_subcommand(name)
+        .map(|c| c.get_arguments().map(|a| a.get_id().to_string()).collect())
+        .unwrap_or_default();
+    sub.ids()
+        .filter(|id| arguments.iter().any(|a| a == id.as_str()))
+        .filter(|id| sub.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine))
+        .map(|id| id.as_str().to_string())
+        .collect()
+}
+
+#[cfg(all(test, feature = "torch"))]
+mod tests {
+    use super::*;
+
+    /// What `sowing train --resume` is told was typed: the flags given, never their defaults.
+    #[test]
+    fn typed_names_the_flags_given_not_the_defaults() {
+        let matches = Cli::command()
+            .try_get_matches_from([
+                "sowing",
+                "train",
+                "--resume",
+                "runs/x",
+                "--hidden",
+                "64",
+                "--minutes",
+                "2",
+            ])
+            .unwrap();
+        let mut train = typed(&matches, "train");
+        train.sort();
+        assert_eq!(train, ["hidden", "minutes", "resume"]);
+        assert!(typed(&matches, "arena").is_empty());
     }
 }

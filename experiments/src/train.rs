@@ -15,10 +15,13 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
-/// Train until the budget is spent.
-pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+/// Train until the budget is spent; `typed` names the settings given on the command line.
+pub fn run(args: Args, typed: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let mut trainer = match &args.resume {
-        Some(dir) => Trainer::resume(dir, &args)?,
+        Some(dir) => {
+            let given: Vec<&str> = typed.iter().map(String::as_str).collect();
+            Trainer::resume_given(dir, &args, &given)?
+        }
         None => Trainer::new(args)?,
     };
     let device = if tch::Cuda::is_available() {
@@ -207,7 +210,7 @@ fn write_report(
             );
         }
     }
-    std::fs::write(dir.join("metrics.csv"), csv)?;
+    sowing_agents::output_file::write(&dir.join("metrics.csv"), csv.as_bytes())?;
     let minutes = |m: &IterationMetrics| m.seconds / 60.0;
     if history.iter().any(|m| m.accuracy.is_some()) {
         let positions = history

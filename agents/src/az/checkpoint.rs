@@ -287,7 +287,10 @@ pub fn read_meta<A: serde::de::DeserializeOwned, M: serde::de::DeserializeOwned>
     if version != Some(u64::from(VERSION)) {
         return Err(CheckpointError::Mismatch(
             path,
-            format!("format version {version:?}, this build reads version {VERSION}"),
+            match version {
+                Some(v) => format!("format version {v}, this build reads version {VERSION}"),
+                None => format!("no format version (a number), this build reads version {VERSION}"),
+            },
         ));
     }
     let meta: Meta<A, M> = serde_json::from_value(value)

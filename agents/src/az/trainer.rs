@@ -341,6 +341,27 @@ impl Args {
                 "positive (decay may be 0)",
             );
         }
+        if self.sample_reuse > MAX_SAMPLE_REUSE {
+            return bad(
+                "sample-reuse",
+                &format!(
+                    "at most {MAX_SAMPLE_REUSE} (times each new position is trained on, on \
+                     average; the default is 4)"
+                ),
+            );
+        }
+        if self.lr > MAX_LR {
+            return bad(
+                "lr",
+                &format!("at most {MAX_LR} (AdamW's step size; the default is 0.002)"),
+            );
+        }
+        if self.weight_decay > MAX_WEIGHT_DECAY {
+            return bad(
+                "weight-decay",
+                &format!("at most {MAX_WEIGHT_DECAY} (the default is 0.0001)"),
+            );
+        }
         if self.threads.is_some_and(|t| t > MAX_THREADS) {
             return bad("threads", "at most 1024");
         }
@@ -348,6 +369,37 @@ impl Args {
             crate::spec::from_spec(&spec).map_err(|e| TrainError::Args(e.to_string()))?;
         }
         Ok(())
+    }
+
+    /// Refuse evaluation settings that `sowing arena` refuses, by its own checks: baselines
+    /// listed twice or too many, an odd number of games, an opening as long as a game may last or
+    /// one that random play seldom reaches (tried on the baselines' round robin, the first match
+    /// an evaluation plays). No games (`--eval-games 0`, no baselines) need none of this.
+    fn check_evaluation(&self, rules: &Rules) -> Result<(), TrainError> {
+        let baselines = self.baseline_specs();
+        if self.eval_games == 0 || baselines.is_empty() {
+            return Ok(());
+        }
+        crate::arena::check_agents(&baselines)
+            .map_err(|e| TrainError::Args(format!("--baselines: {e}")))?;
+        let pairs = (baselines.len() * (baselines.len() - 1) / 2).max(1) as u64;
+        crate::arena::check_games(self.eval_games, pairs, false)
+            .map_err(|e| TrainError::Args(format!("--eval-games: {e} (or 0 for none)")))?;
+        let round_robin = matches::Match {
+            rules: *rules,
+            seed: seed_from(stream(self.seed, EVALUATION, 0, u32::MAX)),
+            salts: matches::Salts::RATING,
+            opening_plies: self.eval_opening,
+            pairings: vec![matches::Pairing {
+                a: 0,
+                b: 1,
+                games: 0..u64::from(self.eval_games),
+            }],
+            threads: 1,
+            keep_records: false,
+        };
+        matches::check_openings(&round_robin)
+            .map_err(|e| TrainError::Args(format!("--eval-opening: {e}")))
     }
 
     /// Refuse a run that needs more memory than there is, before anything is allocated: the
@@ -401,6 +453,17 @@ impl Args {
 /// Plies a self-play game is counted at when an iteration's samples are sized: more than most
 /// games last.
 const SAMPLE_PLIES: u32 = 150;
+
+/// The most `--sample-reuse`: past it an iteration's training steps outnumber any use, and one
+/// iteration could outlast every time budget.
+pub const MAX_SAMPLE_REUSE: f64 = 1000.0;
+
+/// The largest `--lr`: AdamW's steps are about the learning rate in size, so beyond 1 every
+/// step overshoots any weight of a network that learns.
+pub const MAX_LR: f64 = 1.0;
+
+/// The largest `--weight-decay`: decoupled decay shrinks each weight by `lr * decay` a step.
+pub const MAX_WEIGHT_DECAY: f64 = 1.0;
 
 /// Parameters of a network of shape `net`: the input layer, each block's norm and two square
 /// layers (convolutions over three holes for a ring), the final norm, the policy head and the
@@ -491,6 +554,12 @@ fn keep_everything() -> u32 {
     u32::MAX
 }
 
+/// When `minutes` from now will be, if it is a time at all.
+fn deadline(minutes: Option<f64>) -> Option<Instant> {
+    let budget = std::time::Duration::try_from_secs_f64(minutes? * 60.0).ok()?;
+    Instant::now().checked_add(budget)
+}
+
 /// Whether `x` is a finite number above zero.
 fn positive(x: f64) -> bool {
     x.is_finite() && x > 0.0
@@ -505,6 +574,9 @@ pub enum TrainError {
     Checkpoint(CheckpointError),
     /// libtorch failed.
     Torch(String),
+    /// Training made the network's losses or weights infinite or not a number: nothing was
+    /// written, and the run's checkpoints are those before.
+    Diverged(String),
 }
 
 impl std::fmt::Display for TrainError {
@@ -513,6 +585,7 @@ impl std::fmt::Display for TrainError {
             TrainError::Args(m) => f.write_str(m),
             TrainError::Checkpoint(e) => e.fmt(f),
             TrainError::Torch(m) => write!(f, "libtorch: {m}"),
+            TrainError::Diverged(m) => f.write_str(m),
         }
     }
 }
@@ -601,6 +674,9 @@ pub struct Trainer {
     positions: Option<PositionSet>,
     /// The tablebase of self-play, if any.
     table: Option<Arc<Tablebase>>,
+    /// When `--minutes` of this session are up: training steps stop there, however many an
+    /// iteration was to take.
+    deadline: Option<Instant>,
     /// Held while the trainer lives: no other trainer writes its run directory meanwhile.
     _lock: RunLock,
 }
@@ -628,8 +704,11 @@ impl Trainer {
             }
         };
         args.check_memory(rules.holes())?;
+        args.check_evaluation(&rules)?;
         let table = open_table(&args, &rules)?;
         let dir = args.out_dir()?;
+        crate::output_file::prepare_dir(&dir)
+            .map_err(|e| TrainError::Args(format!("--out: {e}")))?;
         let lock = RunLock::acquire(&dir)?;
         if let Some(existing) = checkpoint::newest(&dir)? {
             return Err(TrainError::Args(format!(
@@ -657,6 +736,7 @@ impl Trainer {
             net_config.holes,
             args.replay_capacity,
         );
+        let ends = deadline(args.minutes);
         Ok(Trainer {
             args,
             rules,
@@ -671,6 +751,7 @@ impl Trainer {
             seconds: 0.0,
             positions,
             table,
+            deadline: ends,
             _lock: lock,
         })
     }
@@ -680,6 +761,14 @@ impl Trainer {
     /// go). Settings come from the checkpoint; `budget` supplies `iterations`, `minutes` and
     /// `threads`, and a `variant` in it that differs from the checkpoint's is refused.
     pub fn resume(dir: &Path, budget: &Args) -> Result<Trainer, TrainError> {
+        Trainer::resume_given(dir, budget, &[])
+    }
+
+    /// [`Trainer::resume`] for a command line that gave the settings `given` (the names of
+    /// [`Args`]' fields, as clap names its arguments): those of [`RESUME_CHANGES`] are taken
+    /// from `budget`, and any other whose value in `budget` is not the run's own is refused,
+    /// naming the flag and the run's value, rather than dropped.
+    pub fn resume_given(dir: &Path, budget: &Args, given: &[&str]) -> Result<Trainer, TrainError> {
         let found = checkpoint::resolve(dir)?;
         let run = if dir.join(checkpoint::META).is_file() {
             match dir.parent() {
@@ -720,10 +809,17 @@ impl Trainer {
             )
             .into());
         }
+        refuse_changes(&meta.args, budget, given, run)?;
         let mut args = meta.args.clone();
         args.iterations = budget.iterations;
         args.minutes = budget.minutes;
         args.threads = budget.threads;
+        if given.contains(&"keep_last") {
+            args.keep_last = budget.keep_last;
+        }
+        if given.contains(&"keep_every") {
+            args.keep_every = budget.keep_every;
+        }
         args.out = Some(run.to_owned());
         args.validate()?;
         let positions = match &args.eval_positions {
@@ -759,6 +855,7 @@ impl Trainer {
             .map_err(|e| CheckpointError::Corrupt(path.clone(), e))?;
         let buffer =
             ReplayBuffer::from_state(&saved).map_err(|e| CheckpointError::Corrupt(path, e))?;
+        let ends = deadline(args.minutes);
         Ok(Trainer {
             args,
             rules: meta.rules,
@@ -773,6 +870,7 @@ impl Trainer {
             seconds: meta.seconds,
             positions,
             table,
+            deadline: ends,
             _lock: lock,
         })
     }
@@ -845,6 +943,7 @@ impl Trainer {
             let learnt = self.train(next, played.positions, progress);
             (played, learnt)
         };
+        self.check_finite(next, steps, policy_loss, value_loss)?;
         let SelfPlayed {
             games,
             positions,
@@ -935,6 +1034,7 @@ impl Trainer {
             optimizer: &mut self.optimizer,
             buffer: &self.buffer,
             device: self.vs.device(),
+            deadline: self.deadline,
         };
         let mut learnt = None;
         let Ok(played) = self_play::play_dealt(
@@ -977,6 +1077,43 @@ impl Trainer {
         (played, learnt)
     }
 
+    /// Refuse to go on from training that made the losses or the weights infinite or not a
+    /// number (a learning rate far too high, say): such a network would be written over the
+    /// run's good checkpoints and play nothing. The trainer is of no further use after this.
+    fn check_finite(
+        &self,
+        iteration: u32,
+        steps: u32,
+        policy_loss: f64,
+        value_loss: f64,
+    ) -> Result<(), TrainError> {
+        let broken = self
+            .vs
+            .variables()
+            .into_iter()
+            .find(|(_, t)| t.isfinite().all().int64_value(&[]) == 0)
+            .map(|(name, _)| name);
+        let what = match broken {
+            Some(name) => format!("the network's weights ({name}, and maybe others) are"),
+            None if !policy_loss.is_finite() => format!("the policy loss ({policy_loss}) is"),
+            None if !value_loss.is_finite() => format!("the value loss ({value_loss}) is"),
+            None => return Ok(()),
+        };
+        let written = match self.iteration {
+            0 => "no checkpoint was written".to_string(),
+            last => format!(
+                "the run's checkpoints end at iteration {last}, as they were (iteration \
+                 {iteration} was not written)"
+            ),
+        };
+        Err(TrainError::Diverged(format!(
+            "training diverged in iteration {iteration}: after {steps} training steps {what} no \
+             longer finite; {written}. A learning rate too high for the network is the usual \
+             cause (this run's is --lr {}): start a new run with a smaller --lr",
+            self.args.lr
+        )))
+    }
+
     /// How self-play searches and chooses its moves.
     fn self_play_config(&self) -> SelfPlayConfig {
         SelfPlayConfig {
@@ -1006,6 +1143,7 @@ impl Trainer {
             optimizer: &mut self.optimizer,
             buffer: &self.buffer,
             device: self.vs.device(),
+            deadline: self.deadline,
         }
         .train(iteration, positions, progress)
     }
@@ -1164,11 +1302,14 @@ struct Learner<'a> {
     optimizer: &'a mut AdamW,
     buffer: &'a ReplayBuffer,
     device: Device,
+    /// No step is begun after this.
+    deadline: Option<Instant>,
 }
 
 impl Learner<'_> {
-    /// Train on the replay buffer: `positions * sample_reuse / batch_size` AdamW steps. Returns
-    /// steps and the mean policy and value losses.
+    /// Train on the replay buffer: `positions * sample_reuse / batch_size` AdamW steps, or as
+    /// many as there is time for before the session's deadline (`--minutes`). Returns the steps
+    /// taken and the mean policy and value losses.
     fn train(
         &mut self,
         iteration: u32,
@@ -1184,7 +1325,11 @@ impl Learner<'_> {
         let device = self.device;
         let (mut policy_sum, mut value_sum) = (0.0, 0.0);
         progress(Progress::Training(0, steps));
+        let mut taken = 0;
         for step in 0..steps {
+            if self.deadline.is_some_and(|end| Instant::now() >= end) {
+                break;
+            }
             let b = self.buffer.sample(batch, &mut rng);
             let (logits, value) = self.net.forward(&b.inputs.to_device(device));
             let policy_loss = -(b.policies.to_device(device) * logits.log_softmax(-1, Kind::Float))
@@ -1197,14 +1342,98 @@ impl Learner<'_> {
             self.optimizer.backward_step(&loss);
             policy_sum += policy_loss.double_value(&[]);
             value_sum += value_loss.double_value(&[]);
-            progress(Progress::Training(step + 1, steps));
+            taken = step + 1;
+            progress(Progress::Training(taken, steps));
         }
-        let s = f64::from(steps.max(1));
-        (steps, policy_sum / s, value_sum / s)
+        let s = f64::from(taken.max(1));
+        (taken, policy_sum / s, value_sum / s)
     }
 }
 
-/// Whether `a` and `b` name the same folder (one may be relative, or reached by a link).
+/// The settings a resumed run takes from its command line: its budget, its threads and which of
+/// its checkpoints it keeps (names of [`Args`]' fields). Every other setting is the run's own,
+/// since changing it would make the rest of the run another run.
+pub const RESUME_CHANGES: [&str; 5] = [
+    "iterations",
+    "minutes",
+    "threads",
+    "keep_last",
+    "keep_every",
+];
+
+/// Refuse settings `given` on the command line of a resumed run whose values in `budget` are
+/// not the run's own (`run`'s `ours`), naming the first such flag and what the run has.
+fn refuse_changes(
+    ours: &Args,
+    budget: &Args,
+    given: &[&str],
+    run: &Path,
+) -> Result<(), TrainError> {
+    let (ours_json, theirs_json) = (
+        serde_json::to_value(ours).expect("arguments serialise"),
+        serde_json::to_value(budget).expect("arguments serialise"),
+    );
+    for &name in given {
+        // `--variant` has its own refusal (the checkpoint's rules); `--resume` is the run.
+        if RESUME_CHANGES.contains(&name) || name == "resume" || name == "variant" {
+            continue;
+        }
+        let flag = format!("--{}", name.replace('_', "-"));
+        let same = match name {
+            "out" => budget
+                .out
+                .as_deref()
+                .is_some_and(|out| same_folder(out, run)),
+            "tablebase" | "eval_positions" => {
+                let path = |a: &Args| {
+                    if name == "tablebase" {
+                        a.tablebase.clone()
+                    } else {
+                        a.eval_positions.clone()
+                    }
+                };
+                match (path(ours), path(budget)) {
+                    (Some(a), Some(b)) => same_folder(&a, &b),
+                    (a, b) => a == b,
+                }
+            }
+            _ => ours_json.get(name) == theirs_json.get(name),
+        };
+        if same {
+            continue;
+        }
+        let run_has = match name {
+            "out" => format!("the run is in {} and goes on there", run.display()),
+            _ => match ours_json.get(name) {
+                None | Some(serde_json::Value::Null) => {
+                    format!("the run in {} has no {flag}", run.display())
+                }
+                Some(value) => format!("the run in {} has {flag} {}", run.display(), shown(value)),
+            },
+        };
+        let given = match theirs_json.get(name) {
+            Some(serde_json::Value::Null) | None => flag.clone(),
+            Some(value) => format!("{flag} {}", shown(value)),
+        };
+        return Err(TrainError::Args(format!(
+            "{given} was given with --resume, but {run_has}, and a resumed run keeps its own \
+             settings: drop {flag} to go on with the run, or start a new run with another \
+             --out (only --iterations, --minutes, --threads, --keep-last and --keep-every may \
+             change on --resume)"
+        )));
+    }
+    Ok(())
+}
+
+/// A setting's value as it is typed: `64`, `0.002`, `runs/x.tb`, `random,greedy`.
+fn shown(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether `a` and `b` name the same folder or file (one may be relative, or reached by a link).
 fn same_folder(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
