@@ -67,15 +67,34 @@ pub fn available() -> Option<u64> {
 }
 
 /// Refuse `count` things of `each` bytes (plus `fixed`) when the machine has less memory
-/// available, or the allocator grants less (an address-space limit); `what` names the request in the error, which also gives the largest count of
-/// `unit` that fits (unless `unit` is empty: a count of one thing).
+/// available, or the allocator grants less (an address-space limit); `what` names the request
+/// in the error, which also gives the largest count of `unit` that fits (unless `unit` is empty:
+/// a count of one thing).
 pub fn check(what: &str, count: u64, each: u64, fixed: u64, unit: &str) -> Result<(), TooLarge> {
     let needed = u128::from(count) * u128::from(each) + u128::from(fixed);
-    let free = available();
-    if free.is_none_or(|free| needed <= u128::from(free)) && granted(needed) {
+    if fits(needed) {
         return Ok(());
     }
-    // The most there is: the memory available, or less where the allocator grants less.
+    let limit = usable().unwrap_or(u64::MAX);
+    Err(TooLarge {
+        what: what.to_string(),
+        needed,
+        available: limit,
+        largest_fit: (each > 0 && !unit.is_empty()).then(|| limit.saturating_sub(fixed) / each),
+        unit: unit.to_string(),
+    })
+}
+
+/// Whether `bytes` more can be had now: no more than the memory available, and granted by the
+/// allocator.
+pub fn fits(bytes: u128) -> bool {
+    available().is_none_or(|free| bytes <= u128::from(free)) && granted(bytes)
+}
+
+/// The most bytes that can be had now: the memory available, or less where the allocator
+/// grants less (an address-space limit), to the nearest MiB. `None` where neither limits it.
+pub fn usable() -> Option<u64> {
+    let free = available();
     let mut limit = free.unwrap_or(u64::MAX);
     if !granted(u128::from(limit)) {
         let (mut low, mut high) = (0u64, limit);
@@ -88,14 +107,10 @@ pub fn check(what: &str, count: u64, each: u64, fixed: u64, unit: &str) -> Resul
             }
         }
         limit = low;
+    } else if free.is_none() {
+        return None;
     }
-    Err(TooLarge {
-        what: what.to_string(),
-        needed,
-        available: limit,
-        largest_fit: (each > 0 && !unit.is_empty()).then(|| limit.saturating_sub(fixed) / each),
-        unit: unit.to_string(),
-    })
+    Some(limit)
 }
 
 /// Whether the allocator grants `bytes` now: an address-space limit (`ulimit -v`) may hold it

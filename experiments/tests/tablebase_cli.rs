@@ -137,7 +137,7 @@ fn refusals_say_what_was_wrong() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("largest --max-seeds that fits is"),
+        stderr(&o).contains("the most seeds a table that fits holds is"),
         "{}",
         stderr(&o)
     );

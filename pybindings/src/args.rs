@@ -79,10 +79,16 @@ pub fn repr(value: &Bound<'_, PyAny>) -> String {
         .repr()
         .map(|r| r.to_string())
         .unwrap_or_else(|_| "<unprintable>".to_string());
+    cut(&text)
+}
+
+/// `text` cut to its first 57 characters and "..." when it is longer than 60: what a message
+/// quotes of what it was given.
+pub fn cut(text: &str) -> String {
     if text.chars().count() > 60 {
         let head: String = text.chars().take(57).collect();
         format!("{head}...")
     } else {
-        text
+        text.to_string()
     }
 }

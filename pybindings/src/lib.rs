@@ -8,6 +8,7 @@ mod args;
 mod error;
 mod long_call;
 mod memory;
+mod reentry;
 mod rules;
 mod search;
 mod series;

@@ -10,7 +10,8 @@ use pyo3::prelude::*;
 /// more than the memory available (Linux's `MemAvailable`, or what is left under a cgroup's
 /// limit), or more than the allocator grants right now (an address-space limit, `ulimit -v`).
 /// The check is the command line's (`sowing_agents::memory`), so both refuse alike.
-pub fn check(bytes: usize, what: &str) -> PyResult<()> {
-    sowing_agents::memory::check(what, 1, bytes as u64, 0, "")
+pub fn check(bytes: u128, what: &str) -> PyResult<()> {
+    let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
+    sowing_agents::memory::check(what, 1, bytes, 0, "")
         .map_err(|e| PyMemoryError::new_err(e.to_string()))
 }

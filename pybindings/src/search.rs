@@ -16,6 +16,7 @@ use crate::args;
 use crate::error::GameOverError;
 use crate::long_call;
 use crate::memory;
+use crate::reentry::{self, Owner};
 use crate::rules::{rules_arg, type_name};
 use crate::state::PyState;
 use numpy::ndarray::{Array1, Array2};
@@ -29,7 +30,9 @@ use rand_chacha::ChaCha8Rng;
 use sowing_agents::features::{encode_input, input_len};
 use sowing_agents::matches::{self, BatchPlayer, Match, Pairing, Salts, Seat};
 use sowing_agents::puct::self_play::{PlayoutCap, SelfPlayConfig, play_dealt};
-use sowing_agents::puct::{BatchSearch, GumbelConfig, Linear, MAX_LEAF_BATCH, PuctConfig};
+use sowing_agents::puct::{
+    BatchSearch, GumbelConfig, Linear, MAX_LEAF_BATCH, PuctConfig, SearchResult, search_bytes,
+};
 use sowing_agents::stats::{Rate, rate_against};
 use sowing_agents::{
     Agent, Evaluation, Evaluator, MAX_SOLVER_NODES, SOLVER_DEPTH, SOLVER_SEEDS, SOLVER_TABLE_BITS,
@@ -51,10 +54,6 @@ const MAX_THREADS: i128 = 256;
 /// The most random plies an opening may have, as for `SelfPlayVec`.
 const MAX_OPENING: i128 = 100;
 
-/// Bytes a search tree takes per simulation, at most: one node (about 64 bytes) per legal
-/// action of the leaf it expands.
-const TREE_BYTES_PER_SIMULATION: usize = 64 * MAX_HOLES;
-
 /// Plies of a self-play game reckoned when checking the memory its samples need: twice the
 /// usual length.
 const TYPICAL_PLIES: usize = 120;
@@ -64,6 +63,12 @@ const SEARCH_STACK: usize = 1 << 20;
 
 /// The salt of the root-noise streams of [`PySearch::run`]: root `i` draws from stream `i`.
 const SEARCH_NOISE: u64 = 0x5ea7_c400_0000_0001;
+
+/// What [`PyLinear::__reduce__`] gives pickle: the class and the constructor's arguments.
+type LinearReduce<'py> = (
+    Bound<'py, PyAny>,
+    (Bound<'py, PyAny>, Bound<'py, PyAny>, bool),
+);
 
 /// A linear policy and value over the network input, evaluated in Rust.
 #[pyclass(name = "LinearEvaluator", module = "sowing.search", frozen)]
@@ -118,6 +123,44 @@ impl PyLinear {
     #[getter]
     fn lookahead(&self) -> bool {
         self.0.lookahead()
+    }
+
+    /// A copy of the policy weights, float32 `[D, n]`.
+    #[getter]
+    fn policy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let holes = self.0.holes();
+        let rows = self.0.policy().len() / holes;
+        let array = Array2::from_shape_vec((rows, holes), self.0.policy().to_vec())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(array.into_pyarray(py))
+    }
+
+    /// A copy of the value weights, float32 `[D]`.
+    #[getter]
+    fn value<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
+        Array1::from(self.0.value().to_vec()).into_pyarray(py)
+    }
+
+    /// Pickled (and copied) by its weights.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<LinearReduce<'py>> {
+        let py = slf.py();
+        let me = slf.get();
+        Ok((
+            slf.get_type().into_any(),
+            (
+                me.policy(py)?.into_any(),
+                me.value(py).into_any(),
+                me.0.lookahead(),
+            ),
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "LinearEvaluator(holes={}, lookahead={})",
+            self.0.holes(),
+            if self.0.lookahead() { "True" } else { "False" }
+        )
     }
 }
 
@@ -201,10 +244,12 @@ impl Valuer {
     }
 
     /// The leaf function of one search: values a batch of leaves of `holes`-hole games, or fails
-    /// with the Python error. It gives up when `stop` says so or another worker has failed
+    /// with the Python error; `owner` is the object searching, refused if the function calls
+    /// it ([`crate::reentry`]). It gives up when `stop` says so or another worker has failed
     /// (`failed`), with a placeholder error that the caller replaces.
     fn leaves<'a>(
         &'a self,
+        owner: Owner,
         holes: usize,
         lookahead: bool,
         stop: &'a Stop,
@@ -226,7 +271,7 @@ impl Valuer {
                     Ok(())
                 }
                 (Valuer::Python(function), None) => {
-                    call_python(function, holes, lookahead, states, out)
+                    call_python(function, owner, holes, lookahead, states, out)
                 }
                 (Valuer::Linear(_), None) => unreachable!("a linear valuer has its evaluator"),
             };
@@ -271,6 +316,7 @@ impl Failure {
 /// (without the GIL), call it once, check and read what it returned.
 fn call_python(
     function: &Py<PyAny>,
+    owner: Owner,
     holes: usize,
     lookahead: bool,
     states: &[State],
@@ -293,9 +339,12 @@ fn call_python(
         s.write_mask(m);
     }
     Python::attach(|py| {
-        let result = function
-            .bind(py)
-            .call1((obs.into_pyarray(py), mask.into_pyarray(py)))?;
+        let result = {
+            let _inside = reentry::enter(owner);
+            function
+                .bind(py)
+                .call1((obs.into_pyarray(py), mask.into_pyarray(py)))?
+        };
         let pair = result.cast::<PyTuple>().ok().filter(|t| t.len() == 2);
         let Some(pair) = pair else {
             return Err(PyTypeError::new_err(format!(
@@ -407,23 +456,66 @@ fn with_leaf_batch(
     })
 }
 
-/// Refuse to grow `trees` search trees of `simulations` each when memory cannot hold them.
-fn check_tree_memory(trees: usize, simulations: u32) -> PyResult<()> {
-    let bytes = trees
-        .saturating_mul(simulations as usize)
-        .saturating_mul(TREE_BYTES_PER_SIMULATION);
+/// The root search `root` names: PUCT's (`None`) or Gumbel AlphaZero's with `considered`
+/// actions.
+fn root_arg(root: &str, considered: &Bound<'_, PyAny>) -> PyResult<Option<GumbelConfig>> {
+    let considered = args::int_in(considered, "considered", 1, 64, "1 to 64")? as u32;
+    match root {
+        "puct" => Ok(None),
+        "gumbel" => Ok(Some(GumbelConfig {
+            considered,
+            ..GumbelConfig::default()
+        })),
+        other => Err(PyValueError::new_err(format!(
+            "root must be 'puct' or 'gumbel', got {:?}",
+            args::cut(other)
+        ))),
+    }
+}
+
+/// Bytes a search of `trees` roots of `holes` holes per row with `config` takes: the trees
+/// (`sowing_agents::puct::search_bytes`, `kept` when they are kept from call to call), and on
+/// this side, per leaf of a round the network's input and mask and what it returns, per root the
+/// arrays returned.
+fn search_memory(
+    trees: usize,
+    holes: usize,
+    config: &PuctConfig,
+    kept: bool,
+    lookahead: bool,
+) -> u128 {
+    let leaves = u128::from(config.leaf_batch.max(1));
+    let per_leaf = (4 * input_len(holes, lookahead) + holes + 4 * holes + 4) as u128;
+    let per_root = (12 * holes + 12) as u128;
+    search_bytes(trees, holes, config, kept) + trees as u128 * (leaves * per_leaf + per_root)
+}
+
+/// Refuse, with `MemoryError`, a search of `trees` roots that memory cannot hold (see
+/// [`search_memory`]).
+fn check_search_memory(
+    trees: usize,
+    holes: usize,
+    config: &PuctConfig,
+    kept: bool,
+    lookahead: bool,
+) -> PyResult<()> {
     memory::check(
-        bytes,
-        &format!("searching {trees} trees of {simulations} simulations"),
+        search_memory(trees, holes, config, kept, lookahead),
+        &format!(
+            "searching {trees} trees of {} simulations",
+            config.simulations
+        ),
     )
 }
 
-/// What [`PySearch::run`] returns: visits, priors, values and best actions.
+/// What [`PySearch::run`] returns: visits, priors, values, the actions to play, and with a
+/// Gumbel root the improved policy.
 type SearchArrays<'py> = (
     Bound<'py, PyArray2<i64>>,
     Bound<'py, PyArray2<f32>>,
     Bound<'py, PyArray1<f32>>,
     Bound<'py, PyArray1<i64>>,
+    Option<Bound<'py, PyArray2<f32>>>,
 );
 
 /// The batched search with its trees, kept between calls.
@@ -432,6 +524,8 @@ type SearchArrays<'py> = (
 pub struct PySearch {
     valuer: Valuer,
     config: PuctConfig,
+    /// Gumbel AlphaZero's root, or PUCT's (`None`).
+    gumbel: Option<GumbelConfig>,
     lookahead: bool,
     search: Mutex<BatchSearch>,
 }
@@ -446,8 +540,10 @@ impl PySearch {
 #[pymethods]
 impl PySearch {
     #[new]
-    #[pyo3(signature = (evaluate, simulations, c_puct, dirichlet_alpha, noise_fraction, lookahead, leaf_batch = None))]
+    #[pyo3(signature = (evaluate, simulations, c_puct, dirichlet_alpha, noise_fraction, lookahead, leaf_batch = None, root = "puct", considered = None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         evaluate: &Bound<'_, PyAny>,
         simulations: &Bound<'_, PyAny>,
         c_puct: f32,
@@ -455,11 +551,16 @@ impl PySearch {
         noise_fraction: f32,
         lookahead: bool,
         leaf_batch: Option<&Bound<'_, PyAny>>,
+        root: &str,
+        considered: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PySearch> {
         let config = puct_config(simulations, c_puct, dirichlet_alpha, noise_fraction)?;
+        let default_considered = GumbelConfig::default().considered.into_pyobject(py)?;
+        let gumbel = root_arg(root, considered.unwrap_or(default_considered.as_any()))?;
         Ok(PySearch {
             valuer: Valuer::from_arg(evaluate)?,
             config: with_leaf_batch(config, leaf_batch)?,
+            gumbel,
             lookahead,
             search: Mutex::new(BatchSearch::new()),
         })
@@ -477,6 +578,7 @@ impl PySearch {
         seed: &Bound<'py, PyAny>,
         trees: Option<Vec<usize>>,
     ) -> PyResult<SearchArrays<'py>> {
+        reentry::refuse(Owner::of(self), "this Search")?;
         let seed = args::seed(seed)?;
         let roots: Vec<State> = states.iter().map(|s| s.0).collect();
         let Some(first) = roots.first() else {
@@ -527,21 +629,48 @@ impl PySearch {
                 )));
             }
         }
+        if self.gumbel.is_some() && trees.is_some() {
+            return Err(PyValueError::new_err(
+                "a Gumbel root searches every state afresh; trees= keeps PUCT trees from search to \
+                 search (root='puct')",
+            ));
+        }
         self.valuer.check(holes, self.lookahead)?;
-        check_tree_memory(roots.len(), self.config.simulations)?;
+        check_search_memory(
+            roots.len(),
+            holes,
+            &self.config,
+            trees.is_some(),
+            self.lookahead,
+        )?;
         let failure = Failure::default();
         let results = long_call::run(py, SEARCH_STACK, |stop| {
             let mut rngs: Vec<ChaCha8Rng> = (0..roots.len() as u64)
                 .map(|i| stream(seed, SEARCH_NOISE, i))
                 .collect();
-            let leaves = self.valuer.leaves(holes, self.lookahead, &stop, &failure);
+            let leaves =
+                self.valuer
+                    .leaves(Owner::of(self), holes, self.lookahead, &stop, &failure);
             let mut search = self.lock();
-            match &trees {
-                Some(trees) => {
-                    search.try_search_continuing(trees, &roots, &self.config, &mut rngs, leaves)
-                }
-                None => search.try_search(&roots, &self.config, &mut rngs, leaves),
-            }
+            // Each root's counts, the action it plays, and with a Gumbel root the improved
+            // policy.
+            type Found = (SearchResult, usize, Option<[f32; MAX_HOLES]>);
+            let found: Result<Vec<Found>, PyErr> = match (&trees, &self.gumbel) {
+                (_, Some(gumbel)) => search
+                    .try_search_gumbel(&roots, &self.config, gumbel, &mut rngs, leaves)
+                    .map(|rs| {
+                        rs.into_iter()
+                            .map(|r| (r.search, r.action, Some(r.policy)))
+                            .collect()
+                    }),
+                (Some(trees), None) => search
+                    .try_search_continuing(trees, &roots, &self.config, &mut rngs, leaves)
+                    .map(|rs| rs.into_iter().map(|r| (r, r.best_action(), None)).collect()),
+                (None, None) => search
+                    .try_search(&roots, &self.config, &mut rngs, leaves)
+                    .map(|rs| rs.into_iter().map(|r| (r, r.best_action(), None)).collect()),
+            };
+            found
         })?
         .map_err(|e| failure.take_or(e))?;
         let b = results.len();
@@ -549,25 +678,34 @@ impl PySearch {
         let mut priors = Array2::<f32>::zeros((b, holes));
         let mut values = Array1::<f32>::zeros(b);
         let mut actions = Array1::<i64>::zeros(b);
-        for (i, r) in results.iter().enumerate() {
+        let mut improved = self.gumbel.map(|_| Array2::<f32>::zeros((b, holes)));
+        for (i, (r, action, policy)) in results.iter().enumerate() {
             for a in 0..holes {
                 visits[[i, a]] = i64::from(r.visits[a]);
                 priors[[i, a]] = r.priors[a];
             }
             values[i] = r.value;
-            actions[i] = r.best_action() as i64;
+            actions[i] = *action as i64;
+            if let (Some(improved), Some(policy)) = (&mut improved, policy) {
+                for a in 0..holes {
+                    improved[[i, a]] = policy[a];
+                }
+            }
         }
         Ok((
             visits.into_pyarray(py),
             priors.into_pyarray(py),
             values.into_pyarray(py),
             actions.into_pyarray(py),
+            improved.map(|p| p.into_pyarray(py)),
         ))
     }
 
     /// Forget every tree, so that the next search starts afresh.
-    fn clear(&self, py: Python<'_>) {
+    fn clear(&self, py: Python<'_>) -> PyResult<()> {
+        reentry::refuse(Owner::of(self), "this Search")?;
         py.detach(|| self.lock().clear());
+        Ok(())
     }
 }
 
@@ -644,20 +782,11 @@ pub fn self_play<'py>(
     }
     let parallel_games =
         args::int_in(parallel_games, "parallel_games", 1, MAX_GAMES, "1 to 2**20")? as u32;
-    let threads = args::int_in(threads, "threads", 1, MAX_THREADS, "1 to 256")? as u32;
-    let considered = args::int_in(considered, "considered", 1, 64, "1 to 64")? as u32;
-    let gumbel = match root {
-        "puct" => None,
-        "gumbel" => Some(GumbelConfig {
-            considered,
-            ..GumbelConfig::default()
-        }),
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "root must be 'puct' or 'gumbel', got {other:?}"
-            )));
-        }
+    let threads = match args::int_in(threads, "threads", 0, MAX_THREADS, "0 (every core) to 256")? {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        t => t as u32,
     };
+    let gumbel = root_arg(root, considered)?;
     if !(full_fraction > 0.0 && full_fraction <= 1.0) {
         return Err(PyValueError::new_err(format!(
             "full_fraction must be above 0 and at most 1, got {full_fraction}"
@@ -681,12 +810,18 @@ pub fn self_play<'py>(
     };
     let holes = rules.holes();
     valuer.check(holes, lookahead)?;
-    check_tree_memory(parallel_games as usize, puct.simulations)?;
-    // The samples, reckoning `TYPICAL_PLIES` positions per game.
+    // The trees of the games played at once, and the samples of every game, reckoning
+    // `TYPICAL_PLIES` positions per game: each as a sample (input, policy, value, player) and
+    // as a row of the arrays returned.
     let row = 4 * (input_len(holes, lookahead) + holes + 2) + holes + 8;
+    let samples = u128::from(games) * (TYPICAL_PLIES * 2 * row) as u128;
     memory::check(
-        (games as usize).saturating_mul(TYPICAL_PLIES * row),
-        &format!("the samples of {games} self-play games"),
+        search_memory(parallel_games as usize, holes, &puct, false, lookahead) + samples,
+        &format!(
+            "self-play searching {parallel_games} trees of {} simulations, with the samples of \
+             {games} games",
+            puct.simulations
+        ),
     )?;
     let config = SelfPlayConfig {
         puct,
@@ -701,7 +836,7 @@ pub fn self_play<'py>(
     let played = long_call::run(py, SEARCH_STACK, |stop| {
         let workers = threads.min(games) as usize;
         let evaluators = (0..workers)
-            .map(|_| valuer.leaves(holes, lookahead, &stop, &failure))
+            .map(|_| valuer.leaves(Owner::NONE, holes, lookahead, &stop, &failure))
             .collect();
         play_dealt(
             &rules,
@@ -760,6 +895,8 @@ pub struct PyNetworkAgent {
     name: String,
     valuer: Valuer,
     config: PuctConfig,
+    /// Gumbel AlphaZero's root (each move searched afresh), or PUCT's (`None`).
+    gumbel: Option<GumbelConfig>,
     lookahead: bool,
     holes: usize,
     solver_nodes: u64,
@@ -779,14 +916,20 @@ impl PyNetworkAgent {
     fn lock(&self) -> MutexGuard<'_, NetworkPlayer> {
         self.player.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Refuse a call from inside this agent's own network ([`crate::reentry`]).
+    fn refuse_reentry(&self) -> PyResult<()> {
+        reentry::refuse(Owner::of(self), &format!("NetworkAgent {:?}", self.name))
+    }
 }
 
 #[pymethods]
 impl PyNetworkAgent {
     #[new]
-    #[pyo3(signature = (name, evaluate, holes, simulations, c_puct, lookahead, solver_nodes, seed, leaf_batch = None))]
+    #[pyo3(signature = (name, evaluate, holes, simulations, c_puct, lookahead, solver_nodes, seed, leaf_batch = None, root = "puct", considered = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         name: String,
         evaluate: &Bound<'_, PyAny>,
         holes: &Bound<'_, PyAny>,
@@ -796,8 +939,12 @@ impl PyNetworkAgent {
         solver_nodes: &Bound<'_, PyAny>,
         seed: &Bound<'_, PyAny>,
         leaf_batch: Option<&Bound<'_, PyAny>>,
+        root: &str,
+        considered: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyNetworkAgent> {
         let holes = args::int_in(holes, "holes", 1, MAX_HOLES as i128, "1 to 16")? as usize;
+        let default_considered = GumbelConfig::default().considered.into_pyobject(py)?;
+        let gumbel = root_arg(root, considered.unwrap_or(default_considered.as_any()))?;
         let solver_nodes = args::int_in(
             solver_nodes,
             "solver_nodes",
@@ -812,6 +959,7 @@ impl PyNetworkAgent {
             name,
             valuer,
             config: with_leaf_batch(puct_config(simulations, c_puct, 1.0, 0.0)?, leaf_batch)?,
+            gumbel,
             lookahead,
             holes,
             solver_nodes,
@@ -828,6 +976,7 @@ impl PyNetworkAgent {
     /// and `ValueError` on a board of another size; an exception of its network is raised as it
     /// is, the agent's tree then forgotten.
     fn choose(&self, py: Python<'_>, state: &PyState) -> PyResult<usize> {
+        self.refuse_reentry()?;
         let state = state.0;
         game_goes_on(&state)?;
         if state.holes() != self.holes {
@@ -859,16 +1008,22 @@ impl PyNetworkAgent {
                 losing = proof.losing;
             }
             let mut noise = [rng.clone()];
-            let leaves = self
-                .valuer
-                .leaves(self.holes, self.lookahead, &stop, &failure);
-            let result = search.try_search_continuing(
-                &[0],
-                std::slice::from_ref(&state),
-                &self.config,
-                &mut noise,
-                leaves,
-            )?;
+            let leaves =
+                self.valuer
+                    .leaves(Owner::of(self), self.holes, self.lookahead, &stop, &failure);
+            let roots = std::slice::from_ref(&state);
+            if let Some(gumbel) = &self.gumbel {
+                let result =
+                    search.try_search_gumbel(roots, &self.config, gumbel, &mut noise, leaves)?;
+                let r = &result[0];
+                return Ok(if losing >> r.best & 1 == 1 {
+                    r.search.best_action_among(!losing)
+                } else {
+                    r.best
+                });
+            }
+            let result =
+                search.try_search_continuing(&[0], roots, &self.config, &mut noise, leaves)?;
             Ok(result[0].best_action_among(!losing))
         })?
         .map_err(|e: PyErr| failure.take_or(e))
@@ -876,6 +1031,7 @@ impl PyNetworkAgent {
 
     /// Restart the agent's random stream from `seed`.
     fn seed(&self, py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.refuse_reentry()?;
         let seed = args::seed(seed)?;
         py.detach(|| {
             let mut p = self.lock();
@@ -887,17 +1043,20 @@ impl PyNetworkAgent {
 
     /// The seed its random stream last started from.
     #[getter]
-    fn current_seed(&self, py: Python<'_>) -> u64 {
-        py.detach(|| self.lock().seed)
+    fn current_seed(&self, py: Python<'_>) -> PyResult<u64> {
+        self.refuse_reentry()?;
+        Ok(py.detach(|| self.lock().seed))
     }
 
     /// Forget the tree and the solver's table before a new game.
-    fn new_game(&self, py: Python<'_>) {
+    fn new_game(&self, py: Python<'_>) -> PyResult<()> {
+        self.refuse_reentry()?;
         py.detach(|| {
             let mut p = self.lock();
             p.search.clear();
             p.solver.clear();
         });
+        Ok(())
     }
 
     /// The agent's name, e.g. `az:runs/x:64`.
@@ -943,14 +1102,18 @@ impl BatchPlayer for BatchNetwork<'_> {
         let a = self.agent;
         let leaves = a
             .valuer
-            .leaves(a.holes, a.lookahead, self.stop, self.failure);
-        match self
-            .search
-            .try_search_continuing(slots, states, &a.config, rngs, leaves)
-        {
-            Ok(results) => results.iter().map(|r| r.best_action()).collect(),
-            Err(_) => states.iter().map(first_legal).collect(),
-        }
+            .leaves(Owner::of(a), a.holes, a.lookahead, self.stop, self.failure);
+        let chosen = match &a.gumbel {
+            Some(gumbel) => self
+                .search
+                .try_search_gumbel(states, &a.config, gumbel, rngs, leaves)
+                .map(|rs| rs.iter().map(|r| r.best).collect()),
+            None => self
+                .search
+                .try_search_continuing(slots, states, &a.config, rngs, leaves)
+                .map(|rs| rs.iter().map(|r| r.best_action()).collect()),
+        };
+        chosen.unwrap_or_else(|_| states.iter().map(first_legal).collect())
     }
 }
 
@@ -975,6 +1138,7 @@ pub fn network_match(
     opening: &Bound<'_, PyAny>,
     threads: &Bound<'_, PyAny>,
 ) -> PyResult<MatchCounts> {
+    agent.refuse_reentry()?;
     let rules = rules_arg(variant)?;
     let games = args::int_in(games, "games", 1, MAX_GAMES, "1 to 2**20")? as u64;
     let seed = args::seed(seed)?;
@@ -989,7 +1153,13 @@ pub fn network_match(
         )));
     }
     from_spec(opponent).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    check_tree_memory(games as usize, agent.config.simulations)?;
+    check_search_memory(
+        games as usize,
+        agent.holes,
+        &agent.config,
+        true,
+        agent.lookahead,
+    )?;
     let failure = Arc::new(Failure::default());
     let played = long_call::run(py, SEARCH_STACK, |stop| {
         let mut network = BatchNetwork {

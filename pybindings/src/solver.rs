@@ -8,6 +8,7 @@ use crate::error::GameOverError;
 use crate::long_call;
 use crate::memory;
 use crate::state::PyState;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use sowing_agents::Solver;
 
@@ -40,21 +41,76 @@ pub struct PyProof {
     nodes: u64,
 }
 
+/// What [`PyProof::__reduce__`] gives pickle: the class and the constructor's arguments.
+type ProofReduce<'py> = (
+    Bound<'py, PyAny>,
+    (Option<usize>, Option<u32>, Vec<usize>, bool, u32, u64),
+);
+
 #[pymethods]
 impl PyProof {
+    /// A proof from its fields, as `repr` and pickle give them.
+    #[new]
+    #[pyo3(signature = (winning_action, win_within, losing_actions, lost, depth, nodes))]
+    fn new(
+        winning_action: Option<usize>,
+        win_within: Option<u32>,
+        losing_actions: Vec<usize>,
+        lost: bool,
+        depth: u32,
+        nodes: u64,
+    ) -> PyResult<PyProof> {
+        if winning_action.is_some() != win_within.is_some() {
+            return Err(PyValueError::new_err(format!(
+                "winning_action and win_within go together (both None or both given), got {} \
+                 and {}",
+                opt(winning_action.map(|a| a as u64)),
+                opt(win_within.map(u64::from))
+            )));
+        }
+        Ok(PyProof {
+            winning_action,
+            win_within,
+            losing_actions,
+            lost,
+            depth,
+            nodes,
+        })
+    }
+
+    /// Pickled (and copied) by its fields.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> ProofReduce<'py> {
+        let p = slf.get();
+        (
+            slf.get_type().into_any(),
+            (
+                p.winning_action,
+                p.win_within,
+                p.losing_actions.clone(),
+                p.lost,
+                p.depth,
+                p.nodes,
+            ),
+        )
+    }
+
     fn __repr__(&self) -> String {
-        let opt = |v: Option<usize>| v.map_or("None".to_string(), |v| v.to_string());
         format!(
             "Proof(winning_action={}, win_within={}, losing_actions={:?}, lost={}, depth={}, \
              nodes={})",
-            opt(self.winning_action),
-            opt(self.win_within.map(|v| v as usize)),
+            opt(self.winning_action.map(|a| a as u64)),
+            opt(self.win_within.map(u64::from)),
             self.losing_actions,
             if self.lost { "True" } else { "False" },
             self.depth,
             self.nodes
         )
     }
+}
+
+/// `v` as Python writes it.
+fn opt(v: Option<u64>) -> String {
+    v.map_or("None".to_string(), |v| v.to_string())
 }
 
 /// Prove by exact search what `state` is worth to the player to move: a forced win within
@@ -101,7 +157,7 @@ pub fn solve(
         )));
     }
     memory::check(
-        SLOT_BYTES << table_bits,
+        (SLOT_BYTES as u128) << table_bits,
         &format!("a solver table of 2^{table_bits} positions"),
     )?;
     let stack = depth as usize * STACK_PER_PLY;

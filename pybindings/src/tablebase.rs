@@ -3,10 +3,11 @@
 //! table gives `None`; a state of rules whose game tree differs from the table's is a
 //! `ValueError` naming the field, as are damaged files (which name the file).
 
+use crate::args;
 use crate::error::guard;
 use crate::rules::{PyRules, rules_arg};
 use crate::state::PyState;
-use pyo3::exceptions::{PyFileNotFoundError, PyMemoryError, PyOSError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyMemoryError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use sowing_agents::tablebase::{BuildOptions, Probe, Tablebase, TablebaseError};
 use sowing_env::State;
@@ -50,8 +51,58 @@ pub struct PyProbe {
     high: Option<i32>,
 }
 
+/// What [`PyProbe::__reduce__`] gives pickle: the class and the constructor's arguments.
+type ProbeReduce<'py> = (
+    Bound<'py, PyAny>,
+    (i32, bool, i32, String, Option<i32>, Option<i32>),
+);
+
 #[pymethods]
 impl PyProbe {
+    /// A probe's answer from its fields, as `repr` and pickle give them; `result` is "win",
+    /// "draw" or "loss".
+    #[new]
+    #[pyo3(signature = (value, endless, final_margin, result, low = None, high = None))]
+    fn new(
+        value: i32,
+        endless: bool,
+        final_margin: i32,
+        result: String,
+        low: Option<i32>,
+        high: Option<i32>,
+    ) -> PyResult<PyProbe> {
+        if !["win", "draw", "loss"].contains(&result.as_str()) {
+            return Err(PyValueError::new_err(format!(
+                "result must be \"win\", \"draw\" or \"loss\", got {:?}",
+                crate::args::cut(&result)
+            )));
+        }
+        Ok(PyProbe {
+            value,
+            endless,
+            final_margin,
+            result,
+            low,
+            high,
+        })
+    }
+
+    /// Pickled (and copied) by its fields.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> ProbeReduce<'py> {
+        let p = slf.get();
+        (
+            slf.get_type().into_any(),
+            (
+                p.value,
+                p.endless,
+                p.final_margin,
+                p.result.clone(),
+                p.low,
+                p.high,
+            ),
+        )
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Probe(value={}, endless={}, final_margin={}, result={:?})",
@@ -96,23 +147,33 @@ impl PyTablebase {
     /// seeds on the board, on `threads` threads (0: one per core), and write it to `path` if
     /// given. The memory needed is checked first (`MemoryError`).
     #[staticmethod]
-    #[pyo3(signature = (variant, max_seeds, path = None, threads = 0))]
+    #[pyo3(signature = (variant, max_seeds, path = None, threads = None))]
     fn build(
         py: Python<'_>,
         variant: &Bound<'_, PyAny>,
-        max_seeds: i64,
+        max_seeds: &Bound<'_, PyAny>,
         path: Option<PathBuf>,
-        threads: i64,
+        threads: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let rules = rules_arg(variant)?;
-        let max_seeds = u32::try_from(max_seeds).map_err(|_| {
-            PyValueError::new_err(format!("max_seeds must be 0 or more, got {max_seeds}"))
-        })?;
-        let threads = usize::try_from(threads).map_err(|_| {
-            PyValueError::new_err(format!(
-                "threads must be 0 (one per core) or more, got {threads}"
-            ))
-        })?;
+        // Beyond MAX_SEEDS the build says why (values held in a signed byte).
+        let max_seeds = args::int_in(
+            max_seeds,
+            "max_seeds",
+            0,
+            u32::MAX.into(),
+            "0 or more seeds",
+        )? as u32;
+        let threads = match threads {
+            Some(t) => args::int_in(
+                t,
+                "threads",
+                0,
+                sowing_agents::memory::MAX_THREADS as i128,
+                "0 (one per core) to 1024",
+            )? as usize,
+            None => 0,
+        };
         let built = py.detach(|| {
             guard(|| {
                 let options = BuildOptions {
@@ -165,6 +226,63 @@ impl PyTablebase {
             .0
             .move_values(&state.0)
             .map(|moves| moves.into_iter().map(|(a, p)| (a, p.value)).collect()))
+    }
+
+    /// A copy: the same values, in memory of its own (checked first, `MemoryError`).
+    fn __copy__(&self, py: Python<'_>) -> PyResult<PyTablebase> {
+        crate::memory::check(
+            u128::from(self.0.len()),
+            &format!("a copy of a table of {} positions", self.0.len()),
+        )?;
+        Ok(PyTablebase(py.detach(|| self.0.clone())))
+    }
+
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<PyTablebase> {
+        self.__copy__(py)
+    }
+
+    /// Pickled by its file: the copy opens the same file, checked whole and refused if it no
+    /// longer holds this table (other rules or seeds). A table built in memory and never
+    /// written has no file to name, and is refused with `TypeError`.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (PathBuf, PyRules, u32))> {
+        let me = slf.borrow();
+        let Some(path) = me.0.path() else {
+            return Err(PyTypeError::new_err(
+                "a Tablebase is pickled by its file, and this one was built in memory and never \
+                 written: call write(path) first (the copy then opens that file)",
+            ));
+        };
+        let reopen = slf.get_type().getattr("_reopen")?;
+        Ok((
+            reopen,
+            (path.to_path_buf(), PyRules(*me.0.rules()), me.0.max_seeds()),
+        ))
+    }
+
+    /// The table of file `path` for pickle: opened for `rules` and refused unless it holds
+    /// `max_seeds` seeds, as the pickled table did.
+    #[staticmethod]
+    fn _reopen(
+        py: Python<'_>,
+        path: PathBuf,
+        rules: PyRef<'_, PyRules>,
+        max_seeds: u32,
+    ) -> PyResult<PyTablebase> {
+        let rules = rules.0;
+        let table = py
+            .detach(|| guard(|| Tablebase::open_for(&path, &rules)))?
+            .map_err(to_py)?;
+        if table.max_seeds() != max_seeds {
+            return Err(PyValueError::new_err(format!(
+                "tablebase {} now holds positions of up to {} seeds, not the {max_seeds} of the \
+                 table pickled from it: the file was replaced",
+                path.display(),
+                table.max_seeds()
+            )));
+        }
+        Ok(PyTablebase(table))
     }
 
     /// The most seeds on the board of a position in the table.

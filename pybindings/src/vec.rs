@@ -1,7 +1,7 @@
 //! The native half of `sowing.vector.SelfPlayVec`: a `sowing_env::VecEnv` whose buffers are
 //! copied into fresh numpy arrays after each call, with the GIL released while Rust steps.
 //!
-//! Actions arrive as a 1-D int64 or int32 numpy array (or a sequence of ints) and are copied into
+//! Actions arrive as a 1-D numpy array of any integer type (or a sequence of ints) and are copied into
 //! a buffer owned by this object before the GIL is released, so no Python thread can change them
 //! while the games move.
 
@@ -121,7 +121,7 @@ impl PySelfPlayVec {
         let Ok(array) = actions.cast::<PyUntypedArray>() else {
             let values: Vec<i64> = actions.extract().map_err(|_| {
                 PyTypeError::new_err(format!(
-                    "actions must be a 1-D numpy array of int64 or int32 (or a sequence of ints), one per game; got {}",
+                    "actions must be a 1-D numpy array of integers (or a sequence of ints), one per game; got {}",
                     type_name(actions)
                 ))
             })?;
@@ -142,6 +142,19 @@ impl PySelfPlayVec {
         }
         let py = actions.py();
         let kind = array.dtype();
+        // Any integer type; a value beyond i64 (a huge uint64) reads as i64::MAX, out of range.
+        macro_rules! read_as {
+            ($($t:ty),*) => {
+                $(if kind.is_equiv_to(&dtype::<$t>(py)) {
+                    let a = actions.cast::<PyArray1<$t>>()?.try_readonly()?;
+                    self.actions
+                        .iter_mut()
+                        .zip(a.as_array())
+                        .for_each(|(d, &s)| *d = i64::try_from(s).unwrap_or(i64::MAX));
+                    return Ok(());
+                })*
+            };
+        }
         if kind.is_equiv_to(&dtype::<i64>(py)) {
             let a = actions.cast::<PyArray1<i64>>()?.try_readonly()?;
             match a.as_slice() {
@@ -152,19 +165,13 @@ impl PySelfPlayVec {
                     .zip(a.as_array())
                     .for_each(|(d, &s)| *d = s),
             }
-        } else if kind.is_equiv_to(&dtype::<i32>(py)) {
-            let a = actions.cast::<PyArray1<i32>>()?.try_readonly()?;
-            self.actions
-                .iter_mut()
-                .zip(a.as_array())
-                .for_each(|(d, &s)| *d = s as i64);
-        } else {
-            return Err(PyTypeError::new_err(format!(
-                "actions must be int64 or int32, got dtype {}; use actions.astype(numpy.int64)",
-                kind.str()?
-            )));
+            return Ok(());
         }
-        Ok(())
+        read_as!(i32, i16, i8, u64, u32, u16, u8);
+        Err(PyTypeError::new_err(format!(
+            "actions must be integers, got dtype {}; use actions.astype(numpy.int64)",
+            kind.str()?
+        )))
     }
 
     /// Gymnasium's `reset_mask`: a bool numpy array with one flag per game, at least one set.
@@ -250,7 +257,7 @@ impl PySelfPlayVec {
         let per_game = VecEnv::bytes_per_game(&rules)
             + returned_bytes_per_game(rules.observation_len(), rules.holes());
         memory::check(
-            per_game * num_envs,
+            per_game as u128 * num_envs as u128,
             &format!("a batch of {num_envs} games of {}", rules.summary()),
         )?;
         let env = py

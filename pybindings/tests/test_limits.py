@@ -9,6 +9,8 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 def run(code: str) -> subprocess.CompletedProcess:
@@ -88,3 +90,157 @@ def test_more_memory_than_the_process_may_have_is_a_memory_error(call, what):
     first, alive = done.stdout.strip().splitlines()
     assert first.startswith(f"MemoryError: {what} needs ") and "GiB of memory" in first
     assert alive == "alive"
+
+
+# Every Python entry point that allocates in proportion to an argument, by name, run in a child
+# under an address-space limit; each call's outcome is printed as it ends, so an abort names
+# the call that caused it.
+ENTRY_POINTS = """
+    import json, sys
+    import numpy as np
+    import sowing
+    from sowing import State, Tablebase
+    from sowing.agents import solve, play_match
+    from sowing.search import LinearEvaluator, NetworkAgent, Search, input_length, play_games
+    from sowing.search import search, self_play
+    from sowing.vector import SelfPlayVec, VecEnv
+
+    def linear(variant):
+        n = sowing.Rules.preset(variant).holes
+        d = input_length(n)
+        return LinearEvaluator(np.full((d, n), 0.01, np.float32), np.full(d, 0.01, np.float32))
+
+    def numpy_network(obs, mask):
+        return np.zeros(mask.shape, np.float32), np.zeros(len(obs), np.float32)
+
+    def states(variant, count):
+        s = State.initial(variant)
+        return [s] * count
+
+    ENTRIES = {
+        "search": lambda variant, count, simulations, leaf_batch, python: search(
+            states(variant, count), numpy_network if python else linear(variant),
+            simulations=simulations, leaf_batch=leaf_batch),
+        "kept_search": lambda variant, count, simulations: Search(
+            linear(variant), simulations=simulations)(states(variant, count), trees=range(count)),
+        "self_play": lambda variant, games, parallel_games, simulations: self_play(
+            variant, linear(variant), games=games, parallel_games=parallel_games,
+            simulations=simulations),
+        "network_match": lambda variant, games, simulations: play_games(
+            variant, NetworkAgent(linear(variant), variant, simulations=simulations), "random",
+            games=games, threads=1),
+        "selfplay_vec": lambda variant, num_envs: SelfPlayVec(variant, num_envs).reset(),
+        "vec_env": lambda variant, num_envs: VecEnv(variant, num_envs).reset(seed=0),
+        "tablebase": lambda variant, max_seeds: Tablebase.build(variant, max_seeds, threads=1),
+        "solve": lambda variant, table_bits: solve(
+            State.initial(variant), nodes=1000, table_bits=table_bits),
+        "series": lambda variant, to, games_per_estimate: play_match(
+            variant, "random", "greedy", to, games_per_estimate=games_per_estimate, threads=1),
+    }
+
+    calls = json.loads(sys.argv[1])
+    for name, kwargs in calls:
+        print("calling", name, kwargs, flush=True)
+        try:
+            ENTRIES[name](**kwargs)
+            print("ok", flush=True)
+        except MemoryError as e:
+            print("MemoryError", e, flush=True)
+        except ValueError as e:
+            print("ValueError", e, flush=True)
+"""
+
+
+def run_limited(calls, budget_mib):
+    """Run ``calls`` in a child whose address space is what it has loaded plus ``budget_mib``."""
+    code = (
+        textwrap.dedent(LIMITED.replace("512 << 20", f"{budget_mib} << 20"))
+        + textwrap.dedent(ENTRY_POINTS)
+    )
+    import json
+
+    return subprocess.run(
+        [sys.executable, "-c", code, json.dumps(calls)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def outcomes(done):
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    lines = done.stdout.strip().splitlines()
+    return [line.split()[0] for line in lines if not line.startswith("calling")]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS as Linux keeps it")
+def test_the_searches_and_tables_that_aborted_raise_memory_error():
+    # Many states of one simulation each: the check reckoned 1 KiB a tree where one takes 1.6 KB
+    # (3.6 KB with what the call holds beside it), and the interpreter aborted; a table of 14
+    # seeds under 240 MB aborted in its first layer.
+    done = run_limited(
+        [
+            ["search", {"variant": "en-dodoi-6", "count": 150_000, "simulations": 1,
+                        "leaf_batch": 1, "python": False}],
+            ["search", {"variant": "en-dodoi-6", "count": 150_000, "simulations": 1,
+                        "leaf_batch": 1, "python": True}],
+            ["tablebase", {"variant": "en-dodoi-6", "max_seeds": 14}],
+            ["search", {"variant": "en-dodoi-6", "count": 2_000, "simulations": 8,
+                        "leaf_batch": 1, "python": False}],
+        ],
+        budget_mib=200,
+    )
+    assert outcomes(done) == ["MemoryError", "MemoryError", "MemoryError", "ok"], done.stdout
+
+
+SIZES = {
+    "search": lambda draw: {
+        "count": draw(st.integers(1, 400_000)), "simulations": draw(st.integers(1, 2_000)),
+        "leaf_batch": draw(st.sampled_from([1, 4, 16])), "python": draw(st.booleans())},
+    "kept_search": lambda draw: {
+        "count": draw(st.integers(1, 200_000)), "simulations": draw(st.integers(1, 2_000))},
+    "self_play": lambda draw: {
+        "games": draw(st.integers(1, 4)), "parallel_games": draw(st.integers(1, 2**20)),
+        "simulations": draw(st.integers(1, 100_000))},
+    "network_match": lambda draw: {
+        "games": draw(st.integers(2, 2**20)), "simulations": draw(st.integers(1, 100_000))},
+    "selfplay_vec": lambda draw: {"num_envs": draw(st.integers(1, 2**20))},
+    "vec_env": lambda draw: {"num_envs": draw(st.integers(1, 2**16))},
+    "tablebase": lambda draw: {"max_seeds": draw(st.integers(0, 24))},
+    "solve": lambda draw: {"table_bits": draw(st.integers(10, 30))},
+    "series": lambda draw: {
+        "to": draw(st.integers(1, 3)), "games_per_estimate": draw(st.integers(0, 2**20))},
+}
+
+
+def work(name, kwargs):
+    """A rough count of what a call that fits would do, to keep the generated ones quick."""
+    if name in ("search", "kept_search"):
+        return kwargs["count"] * kwargs["simulations"]
+    if name in ("self_play", "network_match"):
+        return kwargs.get("games", 1) * kwargs["simulations"] * 60
+    if name == "series":
+        return kwargs["games_per_estimate"] * 100
+    return 0
+
+
+@st.composite
+def calls(draw):
+    out = []
+    for _ in range(12):
+        name = draw(st.sampled_from(sorted(SIZES)))
+        kwargs = {"variant": draw(st.sampled_from(["en-dodoi-6", "en-dodoi-10", "sadeqa-iii"])),
+                  **SIZES[name](draw)}
+        # Calls that fit run for real; those whose work would take minutes are left out (the
+        # limit, not their length, is under test).
+        if work(name, kwargs) <= 3_000_000:
+            out.append([name, kwargs])
+    return out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS as Linux keeps it")
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(calls(), st.sampled_from([120, 300]))
+def test_generated_sizes_under_a_memory_limit_never_abort(calls, budget):
+    for outcome in outcomes(run_limited(calls, budget)):
+        assert outcome in ("ok", "MemoryError", "ValueError"), outcome

@@ -12,6 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import gymnasium
+
 import sowing
 from sowing import State, _checkpoint, _safetensors
 from sowing.search import NetworkAgent, input_length
@@ -243,3 +245,74 @@ def test_without_torch_the_error_says_what_to_install():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "pip install torch" in out.stdout
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")
+@pytest.mark.parametrize("body", ["mlp", "ring"])
+def test_the_network_is_scriptable_and_keeps_its_checkpoint_names(body):
+    torch.manual_seed(2)
+    net = nn.PolicyValueNet(6, hidden=8, blocks=2, body=body)
+    scripted = torch.jit.script(net)
+    x = torch.rand(3, input_length(6))
+    x[:, -6:] = torch.tensor([1.0, 0, 1, 1, 0, 1])
+    with torch.no_grad():
+        for a, b in zip(net(x), scripted(x)):
+            assert torch.equal(a, b)
+    names = list(net.state_dict())
+    assert "block1.norm.weight" in names and not any(n.startswith("blocks_") for n in names)
+    again = nn.PolicyValueNet(6, hidden=8, blocks=2, body=body)
+    again.load_state_dict(net.state_dict())
+    with torch.no_grad():
+        assert torch.equal(again(x)[0], net(x)[0])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16"])
+def test_a_network_of_any_float_type_searches(dtype):
+    net = nn.PolicyValueNet(6, hidden=8, blocks=1).to(getattr(torch, dtype))
+    states = [State.initial("en-dodoi-6").play(a) for a in range(3)]
+    out = sowing.search.search(states, net, simulations=8)
+    assert out.visits.sum() == 3 * 7
+    logits, value = net.evaluator()(np.zeros((2, input_length(6)), np.float32), None)
+    assert logits.dtype == np.float32 and value.dtype == np.float32
+
+
+def test_a_network_of_another_board_or_input_is_refused_up_front():
+    six = nn.PolicyValueNet(6, hidden=8, blocks=1)
+    with pytest.raises(ValueError, match="for 6 holes per row and the game has 8"):
+        NetworkAgent(six, "en-dodoi-8")
+    with pytest.raises(ValueError, match="for 6 holes per row and the game has 8"):
+        sowing.search.self_play("en-dodoi-8", six, games=1)
+    with pytest.raises(ValueError, match="with the look-ahead features and lookahead=False"):
+        sowing.search.Search(six, lookahead=False)
+    flat = nn.PolicyValueNet(6, hidden=8, blocks=1, lookahead=False)
+    agent = NetworkAgent(flat, "en-dodoi-6")  # lookahead: the network's own
+    assert agent.choose(State.initial("en-dodoi-6")) in range(6)
+    with pytest.raises(ValueError, match="for 6 holes per row, the states have 8"):
+        sowing.search.search([State.initial("en-dodoi-8")], six)
+    with pytest.raises(ValueError, match="boards of 6 holes per row with look-ahead"):
+        six.evaluator()(np.zeros((1, input_length(8)), np.float32), None)
+
+
+def test_a_python_trained_network_saves_as_a_checkpoint_az_plays(tmp_path):
+    torch.manual_seed(3)
+    net = nn.PolicyValueNet(6, hidden=8, blocks=1)
+    first = nn.save(net, tmp_path, "en-dodoi-6", simulations=12)
+    second = nn.save(net, tmp_path, sowing.Rules.preset("en-dodoi-6"))
+    assert first.name == "iter-000001" and second.name == "iter-000002"
+    loaded, meta = nn.load(first)
+    assert meta["args"]["simulations"] == 12 and meta["rules"]["holes"] == 6
+    x = torch.rand(2, input_length(6))
+    with torch.no_grad():
+        assert torch.equal(loaded(x)[0], net(x)[0])
+    agent = sowing.agents.from_spec(f"az:{first}")
+    assert agent.name == f"az:{first}:12"
+    env = gymnasium.make("sowing/en-dodoi-6-v0", opponent=f"az:{tmp_path}")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="holes per row"):
+        nn.save(net, tmp_path, "en-dodoi-8")
+    with pytest.raises(ValueError, match="simulations must be"):
+        nn.save(net, tmp_path, "en-dodoi-6", simulations=0)
+    with pytest.raises(TypeError, match="PolicyValueNet"):
+        nn.save(torch.nn.Linear(2, 2), tmp_path, "en-dodoi-6")
+    with pytest.raises(ValueError, match="plays boards of 6 holes per row"):
+        gymnasium.make("sowing/en-dodoi-8-v0", opponent=f"az:{tmp_path}")

@@ -13,6 +13,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+import gymnasium
+
 import sowing
 from sowing import GameOverError, State
 from sowing.search import (
@@ -20,6 +22,7 @@ from sowing.search import (
     NetworkAgent,
     Search,
     input_length,
+    play_games,
     play_match,
     rate,
     search,
@@ -426,18 +429,159 @@ def test_the_endgame_solver_plays_a_proven_win():
 
 def test_matches_and_ratings_as_the_trainer_makes_them():
     agent = NetworkAgent(linear_numpy, "en-dodoi-6", simulations=16)
-    result = play_match(agent, "random", "en-dodoi-6", games=6, seed=1, threads=1)
+    result = play_games("en-dodoi-6", agent, "random", games=6, seed=1, threads=1)
     assert result.games == 6 and result.opponent == "random"
-    again = play_match(agent, "random", "en-dodoi-6", games=6, seed=1, threads=2)
+    again = play_games("en-dodoi-6", agent, "random", games=6, seed=1, threads=2)
     assert again == result
+    with pytest.warns(DeprecationWarning, match="play_games"):
+        assert play_match(agent, "random", "en-dodoi-6", games=6, seed=1, threads=1) == result
     rating = rate(agent, "en-dodoi-6", baselines=("random", "greedy"), games=4, threads=1)
     assert rating.baseline_elo["random"] == 0.0
     assert [r.opponent for r in rating.results] == ["random", "greedy"]
     assert np.isfinite(rating.elo) and rating.interval > 0
     with pytest.raises(ValueError, match="valid forms"):
-        play_match(agent, "wizard", "en-dodoi-6", games=2)
+        play_games("en-dodoi-6", agent, "wizard", games=2)
     with pytest.raises(Boom):
-        play_match(NetworkAgent(failing_after(3), "en-dodoi-6"), "mcts:1000", "en-dodoi-6", games=4)
+        play_games("en-dodoi-6", NetworkAgent(failing_after(3), "en-dodoi-6"), "mcts:1000", games=4)
+
+
+def zero_network(obs, mask):
+    return np.zeros(mask.shape, np.float32), np.zeros(len(obs), np.float32)
+
+
+def test_a_search_called_from_its_own_evaluate_is_refused_not_a_deadlock():
+    start = State.initial("en-dodoi-6")
+    box = {}
+
+    def calls_itself(obs, mask):
+        box["inner"](start)
+        return zero_network(obs, mask)
+
+    searcher = Search(calls_itself, simulations=4)
+    agent = NetworkAgent(calls_itself, "en-dodoi-6", simulations=4)
+    calls = {
+        "Search": lambda s: searcher([s]),
+        "Search.clear": lambda s: searcher.clear(),
+        "NetworkAgent": agent.choose,
+        "NetworkAgent.seed": lambda s: agent.seed(3),
+        "NetworkAgent.new_game": lambda s: agent.new_game(),
+        "NetworkAgent.current_seed": lambda s: agent.current_seed,
+    }
+    for name, inner in calls.items():
+        box["inner"] = inner
+        outer = searcher if name.startswith("Search") else agent
+        run = (lambda: outer([start])) if outer is searcher else (lambda: agent.choose(start))
+        with pytest.raises(RuntimeError, match="already running"):
+            run()
+    # From a thread whose stack is too small for the search (it runs on a thread of its own).
+    box["inner"] = lambda s: searcher([s])
+    failed = []
+
+    def small_stack():
+        try:
+            searcher([start])
+        except RuntimeError as e:
+            failed.append(str(e))
+
+    previous = threading.stack_size(256 * 1024)
+    try:
+        thread = threading.Thread(target=small_stack)
+        thread.start()
+        thread.join(timeout=30)
+    finally:
+        threading.stack_size(previous)
+    assert not thread.is_alive() and failed and "already running" in failed[0]
+    # The objects still work, and another search inside evaluate is fine.
+    other = Search(zero_network, simulations=2)
+
+    def nested(obs, mask):
+        other([start])
+        return zero_network(obs, mask)
+
+    assert Search(nested, simulations=3)([start]).visits.sum() == 2
+    box["inner"] = lambda s: None
+    assert searcher([start]).visits.sum() == 3
+
+
+def test_a_second_thread_waits_for_a_shared_search_instead_of_being_refused():
+    start = State.initial("en-dodoi-6")
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(obs, mask):
+        entered.set()
+        release.wait(5)
+        return zero_network(obs, mask)
+
+    searcher = Search(slow, simulations=2)
+    results = []
+    first = threading.Thread(target=lambda: results.append(searcher([start])))
+    first.start()
+    entered.wait(5)
+    second = threading.Thread(target=lambda: results.append(searcher([start])))
+    second.start()
+    time.sleep(0.1)
+    release.set()
+    first.join(10), second.join(10)
+    assert len(results) == 2
+
+
+@pytest.mark.parametrize("value", ["no", "yes", 1, 0, None, 1.0])
+def test_flags_take_booleans_only(value):
+    if value is None:
+        return  # lookahead=None means "the network's"
+    with pytest.raises(TypeError, match="lookahead must be True or False"):
+        Search(linear_numpy, lookahead=value)
+    with pytest.raises(TypeError, match="lookahead must be True or False"):
+        self_play("en-dodoi-6", linear_numpy, games=1, lookahead=value)
+    with pytest.raises(TypeError, match="lookahead must be True or False"):
+        NetworkAgent(linear_numpy, "en-dodoi-6", lookahead=value)
+
+
+def test_a_network_of_another_board_or_input_is_refused_before_it_plays():
+    linear = LinearEvaluator(POLICY, VALUE)
+    with pytest.raises(ValueError, match="for 6 holes per row and the game has 8"):
+        NetworkAgent(linear, "en-dodoi-8")
+    with pytest.raises(ValueError, match="for 6 holes per row and the game has 8"):
+        self_play("en-dodoi-8", linear, games=1)
+    with pytest.raises(ValueError, match="with the look-ahead features and lookahead=False"):
+        NetworkAgent(linear, "en-dodoi-6", lookahead=False)
+    agent = NetworkAgent(linear, "en-dodoi-6")
+    with pytest.raises(ValueError, match="plays boards of 6 holes per row"):
+        gymnasium.make("sowing/en-dodoi-8-v0", opponent=agent)
+
+
+def test_self_play_on_every_core_with_threads_zero():
+    every = self_play("en-dodoi-6", LinearEvaluator(POLICY, VALUE), games=4, threads=0, seed=2)
+    one = self_play("en-dodoi-6", LinearEvaluator(POLICY, VALUE), games=4, threads=1, seed=2)
+    # The same games, ended in another order.
+    def rows(samples):
+        return sorted(map(tuple, np.hstack([samples.observation, samples.policy]).tolist()))
+
+    assert every.games == 4 and rows(every) == rows(one)
+
+
+def test_gumbel_roots_for_search_and_the_network_agent():
+    linear = LinearEvaluator(POLICY, VALUE)
+    states = positions(6, seed=3)
+    out = search(states, linear, simulations=32, root="gumbel", considered=4, seed=1)
+    assert out.improved_policy is not None and out.improved_policy.shape == (6, N)
+    assert np.allclose(out.improved_policy.sum(axis=1), 1.0, atol=1e-5)
+    assert np.array_equal(out.policy, out.improved_policy)
+    for i, s in enumerate(states):
+        assert out.action[i] in s.legal_moves()
+        assert (out.visits[i][~s.legal_mask()] == 0).all()
+    again = search(states, linear, simulations=32, root="gumbel", considered=4, seed=1)
+    assert np.array_equal(again.visits, out.visits) and np.array_equal(again.action, out.action)
+    assert search(states, linear, simulations=32).improved_policy is None
+    with pytest.raises(ValueError, match="afresh"):
+        Search(linear, root="gumbel")(states, trees=range(6))
+    with pytest.raises(ValueError, match="root must be 'puct' or 'gumbel'"):
+        Search(linear, root="alphazero")
+    agent = NetworkAgent(linear, "en-dodoi-6", simulations=32, root="gumbel", considered=4)
+    for s in states:
+        assert agent.choose(s) in s.legal_moves()
+    result = play_games("en-dodoi-6", agent, "random", games=4, seed=1, threads=1)
+    assert result.games == 4
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT from a timer")

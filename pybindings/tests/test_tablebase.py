@@ -103,7 +103,7 @@ def test_damaged_and_missing_files_name_the_file(table, tmp_path):
 
 
 def test_bad_builds_are_clear_errors():
-    with pytest.raises(MemoryError, match="largest --max-seeds that fits"):
+    with pytest.raises(MemoryError, match="the most seeds a table that fits holds is"):
         Tablebase.build("en-dodoi-6", 100)
     with pytest.raises(ValueError, match="0 to 126"):
         Tablebase.build("en-dodoi-6", 200)

@@ -123,13 +123,39 @@ def test_selfplay_next_step_and_off():
     off.step(np.array([0]))
 
 
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+)
+def test_selfplay_takes_actions_of_any_integer_type(dtype):
+    ints = SelfPlayVec("en-dodoi-6", 4, seed=0)
+    wide = SelfPlayVec("en-dodoi-6", 4, seed=0)
+    ints.reset(), wide.reset()
+    for actions in ([2, 3, 4, 5], [0, 1, 2, 0]):
+        got, want = ints.step(np.array(actions, dtype=dtype)), wide.step(np.array(actions))
+        assert all(np.array_equal(a, b) for a, b in zip(got, want))
+    if dtype in (np.uint64, np.uint32, np.uint16, np.uint8):
+        with pytest.raises(ValueError, match="out of range"):
+            ints.step(np.array([np.iinfo(dtype).max] * 4, dtype=dtype))
+
+
+def test_selfplay_takes_torch_tensors():
+    torch = pytest.importorskip("torch")
+    vec = SelfPlayVec("en-dodoi-6", 3, seed=0)
+    vec.reset()
+    out = vec.step(torch.tensor([2, 3, 4]))
+    assert out.to_move.tolist() == [1, 1, 1]
+    vec.step(torch.tensor([0, 1, 2], dtype=torch.int8))
+    with pytest.raises(TypeError, match="must be integers"):
+        vec.step(torch.tensor([0.0, 1.0, 2.0]))
+
+
 def test_selfplay_bad_input():
     vec = SelfPlayVec("en-dodoi-6", 4, seed=0)
     vec.reset()
-    with pytest.raises(TypeError, match="int64 or int32"):
+    with pytest.raises(TypeError, match="must be integers, got dtype float64"):
         vec.step(np.zeros(4, dtype=np.float64))
-    with pytest.raises(TypeError, match="int64 or int32"):
-        vec.step(np.zeros(4, dtype=np.uint8))
+    with pytest.raises(TypeError, match="must be integers, got dtype bool"):
+        vec.step(np.zeros(4, dtype=bool))
     with pytest.raises(ValueError, match=r"shape \(4,\)"):
         vec.step(np.zeros(5, dtype=np.int64))
     with pytest.raises(ValueError, match=r"shape \(4,\)"):

@@ -68,6 +68,16 @@ impl Linear {
     pub fn lookahead(&self) -> bool {
         self.lookahead
     }
+
+    /// The policy weights, `[input_len, holes]` row-major, as [`Linear::new`] takes them.
+    pub fn policy(&self) -> &[f32] {
+        &self.policy
+    }
+
+    /// The value weights, `[input_len]`.
+    pub fn value(&self) -> &[f32] {
+        &self.value
+    }
 }
 
 impl Evaluator for Linear {

@@ -69,6 +69,37 @@ fn one_leaf() -> u32 {
 /// over moves the search would not otherwise look at.
 pub const MAX_LEAF_BATCH: u32 = 256;
 
+/// Bytes a search of `trees` roots of `holes` holes per row takes at most, `config` giving the
+/// simulations and leaves per evaluation; `kept` when trees are kept from search to search (a
+/// second node buffer each, for rerooting). What a caller checks against the memory there is
+/// before a search that a user sized ([`crate::memory::check`]); the callers add what their own
+/// side holds per leaf (a Python network's input arrays, say).
+///
+/// Per tree: its nodes, one per legal action of each leaf expanded plus the root, in a vector
+/// whose capacity is up to twice its length and which, while it grows, holds the old buffer
+/// beside the new one (three times the nodes); the tree itself, the root, its noise stream and
+/// result, and per leaf of a round its state and evaluation. Measured (`pybindings/tests/
+/// test_memory.py`): 1.6 KB per root at one simulation, 1.0 KB per simulation beyond; this
+/// bound is about twice that.
+pub fn search_bytes(trees: usize, holes: usize, config: &PuctConfig, kept: bool) -> u128 {
+    let node = std::mem::size_of::<Node>() as u128;
+    let nodes = 1 + u128::from(config.simulations.max(1)) * holes.min(MAX_HOLES) as u128;
+    let buffers = if kept { 2 } else { 1 };
+    let leaves = u128::from(config.leaf_batch.clamp(1, MAX_LEAF_BATCH));
+    let per_leaf = (std::mem::size_of::<State>()
+        + std::mem::size_of::<Evaluation>()
+        + std::mem::size_of::<(usize, u32)>()) as u128;
+    let per_tree = 3 * buffers * nodes * node
+        + (std::mem::size_of::<Tree>()
+            + 2 * std::mem::size_of::<State>()
+            + std::mem::size_of::<ChaCha8Rng>()
+            + std::mem::size_of::<SearchResult>()
+            + std::mem::size_of::<GumbelResult>()
+            + 2 * std::mem::size_of::<usize>()) as u128
+        + leaves * per_leaf;
+    trees as u128 * per_tree
+}
+
 impl PuctConfig {
     /// The same search without root noise, as used when playing to win rather than to learn.
     pub fn without_noise(self) -> PuctConfig {

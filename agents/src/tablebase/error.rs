@@ -40,7 +40,7 @@ pub enum TablebaseError {
         what: String,
         /// Bytes needed.
         needed: u128,
-        /// Bytes available (`MemAvailable` of `/proc/meminfo`).
+        /// Bytes the process can have ([`crate::memory::usable`]).
         available: u64,
         /// For a build: the largest number of seeds whose build fits.
         largest_fit: Option<u32>,
@@ -121,13 +121,12 @@ impl fmt::Display for TablebaseError {
             } => {
                 write!(
                     f,
-                    "{what} needs up to {} of memory, but {} is available (MemAvailable in \
-                     /proc/meminfo)",
+                    "{what} needs up to {} of memory, but this process can have {}",
                     bytes(*needed),
                     bytes(u128::from(*available))
                 )?;
                 match largest_fit {
-                    Some(k) => write!(f, "; the largest --max-seeds that fits is {k}"),
+                    Some(k) => write!(f, "; the most seeds a table that fits holds is {k}"),
                     None => Ok(()),
                 }
             }

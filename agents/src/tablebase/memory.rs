@@ -1,17 +1,11 @@
 //! What a build or an opened file needs in memory, worked out before anything large is
-//! allocated, and what the machine has (`MemAvailable` of `/proc/meminfo`; where the kernel does
-//! not tell, nothing is refused).
+//! allocated, against what the process can have ([`crate::memory::usable`]: the memory
+//! available, or less under an address-space limit; where neither limits it, nothing is
+//! refused).
 
 use super::error::TablebaseError;
 use super::index::{count, layer_len};
-
-/// Bytes the machine can give without swapping, from `/proc/meminfo`.
-pub(crate) fn available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
+use crate::memory::{fits, usable};
 
 /// Bytes of working memory per position of the layer being solved, at most: its best exits for
 /// the value, `L` and `H` (3 bytes), its in-layer moves as bits (2) and as a count (1), the
@@ -39,13 +33,11 @@ pub(crate) fn check_build(
     holes: usize,
     max_seeds: usize,
 ) -> Result<(), TablebaseError> {
-    let Some(available) = available() else {
-        return Ok(());
-    };
     let needed = build_bytes(holes, max_seeds).unwrap_or(u128::MAX);
-    if needed <= u128::from(available) {
+    if fits(needed) {
         return Ok(());
     }
+    let available = usable().unwrap_or(u64::MAX);
     let largest_fit = (0..max_seeds)
         .rev()
         .find(|&k| build_bytes(holes, k).is_some_and(|b| b <= u128::from(available)))
@@ -60,13 +52,13 @@ pub(crate) fn check_build(
 
 /// Refuse to read `needed` bytes into memory when the machine has less available.
 pub(crate) fn check_open(what: &str, needed: u128) -> Result<(), TablebaseError> {
-    match available() {
-        Some(available) if needed > u128::from(available) => Err(TablebaseError::OutOfMemory {
-            what: what.to_string(),
-            needed,
-            available,
-            largest_fit: None,
-        }),
-        _ => Ok(()),
+    if fits(needed) {
+        return Ok(());
     }
+    Err(TablebaseError::OutOfMemory {
+        what: what.to_string(),
+        needed,
+        available: usable().unwrap_or(u64::MAX),
+        largest_fit: None,
+    })
 }

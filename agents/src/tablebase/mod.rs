@@ -263,6 +263,8 @@ fn tree_difference(a: &Rules, b: &Rules) -> Option<(&'static str, String, String
 }
 
 /// The values of every position with at most [`Tablebase::max_seeds`] seeds on the board.
+/// A clone copies the values (a byte per position).
+#[derive(Clone)]
 pub struct Tablebase {
     rules: Rules,
     index: PositionIndex,

@@ -37,6 +37,8 @@ class Opponent:
     def __init__(self, opponent: Any) -> None:
         self.agent: Any = None
         self.function: Callable[[State], int] | None = None
+        # True while the opponent chooses: its code calling the environment back is refused.
+        self.moving = False
         if isinstance(opponent, str):
             self.name = opponent
             if opponent != "random":
@@ -53,6 +55,24 @@ class Opponent:
                 f"or an object with a choose(state) method; got {type(opponent).__name__}"
             )
 
+    def check(self, rules: Any) -> None:
+        """Refuse an opponent made for another board (one that says which, as a
+        ``NetworkAgent`` does), before the first move rather than at it."""
+        holes = getattr(self.agent, "holes", None)
+        if isinstance(holes, int) and holes != rules.holes:
+            raise ValueError(
+                f"the opponent {self.name} plays boards of {holes} holes per row, and "
+                f"{rules.summary} has {rules.holes}"
+            )
+
+    def refuse_reentry(self, what: str) -> None:
+        """Refuse ``what`` (``"step"``) asked from inside the opponent's own move."""
+        if self.moving:
+            raise RuntimeError(
+                f"{what} was called from inside the opponent {self.name}'s move, which runs "
+                "inside step or reset; an opponent must not drive the environment it plays in"
+            )
+
     def new_game(self, rng: np.random.Generator) -> None:
         """Before a game: reseed the agent from ``rng`` and clear its tables, where it can."""
         if self.agent is not None:
@@ -64,13 +84,17 @@ class Opponent:
     def move(self, state: State, rng: np.random.Generator) -> tuple[State, int]:
         """Let the opponent move in ``state``; a move it may not make is a ``ValueError`` naming
         it."""
-        if self.agent is not None:
-            action = self.agent.choose(state)
-        elif self.function is not None:
-            action = self.function(state)
-        else:
-            moves = state.legal_moves()
-            action = moves[int(rng.integers(len(moves)))]
+        self.moving = True
+        try:
+            if self.agent is not None:
+                action = self.agent.choose(state)
+            elif self.function is not None:
+                action = self.function(state)
+            else:
+                moves = state.legal_moves()
+                action = moves[int(rng.integers(len(moves)))]
+        finally:
+            self.moving = False
         try:
             return state.play(action), int(action)
         except IllegalActionError as e:

@@ -27,8 +27,9 @@ def agent_forms() -> list[str]:
 
 @final
 class Rules:
-    """The rules of one game: a preset by name, or fields (the rest take RULES.md's defaults).
-    Invalid fields, of a wrong type included, raise ``ValueError`` naming the field."""
+    """The rules of one game: a preset by name, or fields: ``holes`` and ``seeds`` always
+    (``Rules(holes=6, seeds=4)``), the others taking RULES.md's defaults when left out. Invalid
+    fields, of a wrong type included, raise ``ValueError`` naming the field."""
 
     def __new__(
         cls,
@@ -205,6 +206,16 @@ class Proof:
     @property
     def nodes(self) -> int:
         """Positions made."""
+    def __new__(
+        cls,
+        winning_action: int | None,
+        win_within: int | None,
+        losing_actions: list[int],
+        lost: bool,
+        depth: int,
+        nodes: int,
+    ) -> Self:
+        """A proof from its fields (as ``repr`` and pickle give them)."""
 
 def play_match(
     variant: str | Rules,
@@ -255,13 +266,25 @@ class Probe:
     def high(self) -> int | None:
         """The margin the mover forces when endless play counts as the best for them; ``None``
         when the opponent cannot force an end."""
+    def __new__(
+        cls,
+        value: int,
+        endless: bool,
+        final_margin: int,
+        result: Literal["win", "draw", "loss"],
+        low: int | None = None,
+        high: int | None = None,
+    ) -> Self:
+        """A probe's answer from its fields (as ``repr`` and pickle give them)."""
     def __eq__(self, other: object) -> bool: ...
 
 class Tablebase:
     """The exact value of every position with at most ``max_seeds`` seeds on the board
     (docs/tablebase.md). ``Tablebase(path)`` reads a file, checking all of it (a damaged file is
     a ``ValueError`` naming it); with ``rules``, a table of rules whose game tree differs is
-    refused too. Reading, building and writing release the GIL."""
+    refused too. Reading, building and writing release the GIL. A copy holds the values in memory
+    of its own; a pickle names the file, which the copy opens and checks (a table never written
+    cannot be pickled: ``TypeError``)."""
 
     def __new__(cls, path: str | os.PathLike[str], rules: str | Rules | None = None) -> Self: ...
     @staticmethod
@@ -269,7 +292,7 @@ class Tablebase:
         variant: str | Rules,
         max_seeds: int,
         path: str | os.PathLike[str] | None = None,
-        threads: int = 0,
+        threads: int | None = None,
     ) -> Tablebase:
         """Solve every position with at most ``max_seeds`` seeds (``MemoryError`` when the
         machine lacks the memory), and write it to ``path`` if given."""
@@ -290,6 +313,8 @@ class Tablebase:
     def path(self) -> pathlib.Path | None:
         """The file the table was read from or last written to."""
     def __len__(self) -> int: ...
+    def __copy__(self) -> Tablebase: ...
+    def __deepcopy__(self, memo: Any) -> Tablebase: ...
 
 # The batched search of sowing.search (see search.py for the documented wrappers).
 
@@ -301,6 +326,12 @@ class LinearEvaluator:
     def holes(self) -> int: ...
     @property
     def lookahead(self) -> bool: ...
+    @property
+    def policy(self) -> npt.NDArray[np.float32]:
+        """A copy of the policy weights ``[D, n]``."""
+    @property
+    def value(self) -> npt.NDArray[np.float32]:
+        """A copy of the value weights ``[D]``."""
 
 class Search:
     def __new__(
@@ -312,11 +343,17 @@ class Search:
         noise_fraction: float,
         lookahead: bool,
         leaf_batch: int | None = None,
+        root: str = "puct",
+        considered: int | None = None,
     ) -> Self: ...
     def run(
         self, states: list[State], seed: int, trees: list[int] | None = None
     ) -> tuple[
-        npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.int64]
+        npt.NDArray[np.int64],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.float32] | None,
     ]: ...
     def clear(self) -> None: ...
 
@@ -332,6 +369,8 @@ class NetworkAgent:
         solver_nodes: int,
         seed: int,
         leaf_batch: int | None = None,
+        root: str = "puct",
+        considered: int | None = None,
     ) -> Self: ...
     def choose(self, state: State) -> int: ...
     def seed(self, seed: int) -> None: ...

@@ -60,7 +60,9 @@ def from_spec(spec: str, seed: int = 0) -> Agent:
     """The agent that ``spec`` names; a malformed spec raises ``ValueError`` listing the forms.
     ``az:PATH[:SIMS][:solver=NODES]`` is a checkpoint of ``sowing train`` played by its network in
     PyTorch (``sowing.nn.agent``; needs torch)."""
-    if isinstance(spec, str) and spec.startswith("az:"):
+    if not isinstance(spec, str):
+        raise TypeError(f"an agent spec is a string such as 'mcts:1000', got {type(spec).__name__}")
+    if spec.startswith("az:"):
         from . import nn
 
         return nn.agent(spec, seed)

@@ -164,6 +164,7 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
     ) -> None:
         self.rules = playable_rules_arg(variant)
         self._opponent = Opponent(opponent)
+        self._opponent.check(self.rules)
         self.opponent_name = self._opponent.name
         self._fixed_side = side_arg(agent_side)
         self.illegal_action = illegal_action_arg(illegal_action)
@@ -194,6 +195,7 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        self._opponent.refuse_reentry("reset")
         super().reset(seed=seed)
         rng = self.np_random
         side = int(rng.integers(2)) if self._fixed_side is None else self._fixed_side
@@ -211,6 +213,7 @@ class SowingEnv(gymnasium.Env[np.ndarray, np.int64]):
     def step(
         self, action: SupportsInt
     ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        self._opponent.refuse_reentry("step")
         state = self.state
         a = action_arg(action, self.rules.holes)
         in_range = 0 <= a < self.rules.holes

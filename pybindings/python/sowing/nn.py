@@ -10,10 +10,16 @@ network trained in Python can be searched by the Rust search (``sowing.search``)
   gives the policy logits ``[B, n]`` (illegal actions at -1e9) and the value ``[B]`` in
   ``[-1, 1]`` for the player to move. Variables: ``input``, ``block{i}.{norm,fc1,fc2}`` (MLP) or
   ``block{i}.{norm,conv1,conv2}`` (ring), ``norm``, ``policy``, ``value_hidden``, ``value``.
-- ``net.evaluator()``: the function ``evaluate(obs, mask)`` for the search (``no_grad``, numpy
-  in and out).
+- ``net.evaluator()``: the function ``evaluate(obs, mask)`` for the search (inference mode, numpy
+  in and out, on the network's device and in its float type), an ``Evaluator`` that pickles
+  with its network and refuses the input of another board, naming it. A ``PolicyValueNet``
+  given as ``evaluate`` to ``sowing.search`` is turned into one.
+- The network is TorchScript-able (``torch.jit.script(net)``) in any float type (float32,
+  float64, bfloat16, float16); its logits and value come out as float32 in every type.
 - ``load(path)``: the network of a checkpoint (a run directory, its newest iteration, or one
   ``iter-NNNNNN`` folder) and its metadata; sizes and hashes are checked first.
+- ``save(net, run, variant)``: a network trained in Python written as a checkpoint of ``run``,
+  which ``az:RUN`` plays (here and in ``sowing arena``).
 - ``agent("az:PATH[:SIMS][:solver=NODES]")``: the checkpoint as a ``sowing.search.NetworkAgent``,
   the agent ``az:`` of ``sowing arena``; ``sowing.agents.from_spec`` and the ``opponent`` of the
   Gymnasium environment reach it through here.
@@ -42,7 +48,7 @@ from . import _checkpoint, _safetensors
 from ._sowing import Rules
 from .search import NetworkAgent, input_length
 
-__all__ = ["PolicyValueNet", "agent", "load", "state_dict_arrays"]
+__all__ = ["Evaluator", "PolicyValueNet", "agent", "load", "save", "state_dict_arrays"]
 
 MASKED_LOGIT = -1.0e9
 """The logit of illegal actions, as in the Rust network: softmax gives them exactly zero."""
@@ -88,8 +94,33 @@ BODIES = ("mlp", "ring")
 """The bodies a network may have (``--net`` of ``sowing train``)."""
 
 
+def _checkpoint_names(module: nn.Module, state_dict: dict, prefix: str, _metadata: Any) -> None:
+    """``blocks_.{i}.x`` as ``block{i}.x``: the blocks live in a ``ModuleList`` (which
+    TorchScript can loop over), named in state dicts as the Rust network names them, which
+    checkpoints carry."""
+    head = prefix + "blocks_."
+    items = list(state_dict.items())
+    state_dict.clear()
+    for key, value in items:
+        if key.startswith(head):
+            i, _, rest = key[len(head) :].partition(".")
+            key = f"{prefix}block{i}.{rest}"
+        state_dict[key] = value
+
+
+def _module_names(state_dict: dict, prefix: str, *_: Any) -> None:
+    """The inverse of ``_checkpoint_names``, before a state dict loads."""
+    head = prefix + "block"
+    for key in [k for k in state_dict if k.startswith(head)]:
+        i, dot, rest = key[len(head) :].partition(".")
+        if i.isdigit() and dot:
+            state_dict[f"{prefix}blocks_.{i}.{rest}"] = state_dict.pop(key)
+
+
 class PolicyValueNet(nn.Module):
     """The network of ``sowing train`` for boards of ``holes`` holes per row."""
+
+    __jit_unused_properties__ = ["config"]
 
     def __init__(
         self,
@@ -111,22 +142,23 @@ class PolicyValueNet(nn.Module):
         self.blocks = blocks
         self.lookahead = lookahead
         self.body = body
+        self.ring = body == "ring"
         if body == "mlp":
             self.input = nn.Linear(input_length(holes, lookahead), hidden)
-            for i in range(blocks):
-                self.add_module(f"block{i}", Block(hidden))
+            self.blocks_ = nn.ModuleList(Block(hidden) for _ in range(blocks))
             self.norm = nn.LayerNorm(hidden)
             self.policy = nn.Linear(hidden, holes)
             value_in = hidden
         else:
             self.input = _ring_conv(8 if lookahead else 5, hidden)
-            for i in range(blocks):
-                self.add_module(f"block{i}", RingBlock(hidden))
+            self.blocks_ = nn.ModuleList(RingBlock(hidden) for _ in range(blocks))
             self.norm = nn.GroupNorm(1, hidden)
             self.policy = nn.Conv1d(hidden, 1, 1)
             value_in = hidden * 2 * holes
         self.value_hidden = nn.Linear(value_in, hidden // 2)
         self.value = nn.Linear(hidden // 2, 1)
+        self._register_state_dict_hook(_checkpoint_names)
+        self._register_load_state_dict_pre_hook(_module_names)
 
     @property
     def config(self) -> dict[str, Any]:
@@ -144,50 +176,44 @@ class PolicyValueNet(nn.Module):
         on the mover's holes the legal flag and the look-ahead features (0 on the opponent's)."""
         n = self.holes
         zeros = x.new_zeros(x.shape[0], n)
-
-        def own_row(t: torch.Tensor) -> torch.Tensor:
-            return torch.cat([t, zeros], 1)
-
         channels = [
             x[:, : 2 * n],
-            own_row(torch.ones_like(zeros)),
+            torch.cat([torch.ones_like(zeros), zeros], 1),
             x[:, 2 * n : 2 * n + 1].expand(-1, 2 * n),
             x[:, 2 * n + 1 : 2 * n + 2].expand(-1, 2 * n),
-            own_row(x[:, -n:]),
+            torch.cat([x[:, -n:], zeros], 1),
         ]
         if self.lookahead:
-            channels += [own_row(x[:, 2 * n + 2 + k * n : 2 * n + 2 + (k + 1) * n]) for k in range(3)]
+            for k in range(3):
+                start = 2 * n + 2 + k * n
+                channels.append(torch.cat([x[:, start : start + n], zeros], 1))
         return torch.stack(channels, 1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         n = self.holes
         legal = x[:, -n:] > 0.5
-        h = torch.relu(self.input(self._ring_input(x) if self.body == "ring" else x))
-        for i in range(self.blocks):
-            h = getattr(self, f"block{i}")(h)
+        h = torch.relu(self.input(self._ring_input(x) if self.ring else x))
+        for block in self.blocks_:
+            h = block(h)
         h = torch.relu(self.norm(h))
-        if self.body == "ring":
+        if self.ring:
             # The mover's holes come first on the ring.
             logits = self.policy(h).squeeze(1)[:, :n]
             h = h.flatten(1)
         else:
             logits = self.policy(h)
-        logits = logits.masked_fill(~legal, MASKED_LOGIT)
-        value = torch.tanh(self.value(torch.relu(self.value_hidden(h)))).squeeze(1)
+        # In float32 whatever the network's type: -1e9 overflows float16. (MASKED_LOGIT, written
+        # out: TorchScript takes no globals.)
+        logits = logits.float().masked_fill(~legal, -1.0e9)
+        value = torch.tanh(self.value(torch.relu(self.value_hidden(h)))).squeeze(1).float()
         return logits, value
 
-    def evaluator(self) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    def evaluator(self) -> Evaluator:
         """``evaluate(obs, mask)`` for ``sowing.search``: this network in inference mode, on its
-        device, numpy in and out. It reads the network as it is at each call, so a network
-        trained on between searches is searched as it now is."""
-        device = next(self.parameters()).device
-
-        def evaluate(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            with torch.inference_mode():
-                logits, value = self(torch.from_numpy(obs).to(device))
-                return logits.cpu().numpy(), value.cpu().numpy()
-
-        return evaluate
+        device and in its float type, numpy in and out (see ``Evaluator``). It reads the network
+        as it is at each call, so a network trained on between searches is searched as it now
+        is."""
+        return Evaluator(self)
 
     def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
         """Load weights given as numpy arrays by name (all of them, and no others)."""
@@ -209,6 +235,49 @@ class PolicyValueNet(nn.Module):
         self.load_state_dict(
             {k: torch.tensor(np.asarray(v), dtype=torch.float32) for k, v in arrays.items()}
         )
+
+
+class Evaluator:
+    """A ``PolicyValueNet`` as ``evaluate(obs, mask) -> (logits, value)`` for ``sowing.search``.
+    Its ``holes`` and ``lookahead`` are the network's, which the search and ``NetworkAgent``
+    check against the game before they start; an input of another length is refused with a
+    ``ValueError`` naming the board it is for. Pickled with its network."""
+
+    def __init__(self, net: PolicyValueNet) -> None:
+        if not isinstance(net, PolicyValueNet):
+            raise TypeError(f"an Evaluator wraps a sowing.nn.PolicyValueNet, got {type(net).__name__}")
+        self.net = net
+
+    @property
+    def holes(self) -> int:
+        return self.net.holes
+
+    @property
+    def lookahead(self) -> bool:
+        return self.net.lookahead
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        want = input_length(self.net.holes, self.net.lookahead)
+        if obs.ndim != 2 or obs.shape[1] != want:
+            raise ValueError(
+                f"this network is for boards of {self.net.holes} holes per row"
+                f"{' with' if self.net.lookahead else ' without'} look-ahead (inputs of {want} "
+                f"values); it was given inputs of shape {tuple(obs.shape)}"
+            )
+        parameter = next(self.net.parameters())
+        with torch.inference_mode():
+            x = torch.from_numpy(obs).to(device=parameter.device, dtype=parameter.dtype)
+            logits, value = self.net(x)
+            return logits.cpu().numpy(), value.cpu().numpy()
+
+    def __repr__(self) -> str:
+        return f"Evaluator({self.net.config})"
+
+
+def as_evaluate(evaluate: Any) -> Any:
+    """``evaluate`` for the search: a ``PolicyValueNet`` as its ``Evaluator``, anything else as
+    it is."""
+    return evaluate.evaluator() if isinstance(evaluate, PolicyValueNet) else evaluate
 
 
 def state_dict_arrays(net: nn.Module) -> dict[str, np.ndarray]:
@@ -241,6 +310,59 @@ def load(path: str | os.PathLike[str]) -> tuple[PolicyValueNet, dict[str, Any]]:
 
 
 CheckpointError = _checkpoint.CheckpointError
+
+
+def save(
+    net: PolicyValueNet,
+    run: str | os.PathLike[str],
+    variant: Any,
+    *,
+    iteration: int | None = None,
+    simulations: int = 64,
+    c_puct: float = 0.5,
+    dirichlet_alpha: float = 1.0,
+) -> Any:
+    """Write ``net``, trained in Python for ``variant`` (a preset name or ``sowing.Rules``), as
+    checkpoint ``iter-NNNNNN`` of run directory ``run`` (the next iteration after the newest
+    there, or ``iteration``), so that ``az:RUN`` plays it with ``simulations`` per move and
+    ``c_puct`` (``sowing.agents.from_spec``, ``gymnasium.make(..., opponent="az:RUN")``,
+    ``sowing arena``). The weights are written as ``weights.safetensors`` in float32, the
+    folder atomically. Returns the folder."""
+    from .search import _rules
+
+    if not isinstance(net, PolicyValueNet):
+        raise TypeError(f"save writes a sowing.nn.PolicyValueNet, got {type(net).__name__}")
+    rules = _rules(variant)
+    if rules.holes != net.holes:
+        raise ValueError(
+            f"the network is for {net.holes} holes per row and {rules.summary} has {rules.holes}"
+        )
+    if iteration is None:
+        newest = _checkpoint.newest(run)
+        iteration = 1 if newest is None else int(newest.name[5:]) + 1
+    if isinstance(iteration, bool) or not isinstance(iteration, int) or not 1 <= iteration <= 999_999:
+        raise ValueError(f"iteration must be 1 to 999999, got {iteration!r}")
+    if isinstance(simulations, bool) or not isinstance(simulations, int) or not 1 <= simulations <= 1_000_000:
+        raise ValueError(f"simulations must be 1 to 1000000, got {simulations!r}")
+    for name, x in (("c_puct", c_puct), ("dirichlet_alpha", dirichlet_alpha)):
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 < x < float("inf"):
+            raise ValueError(f"{name} must be a positive number, got {x!r}")
+    meta = {
+        "iteration": iteration,
+        "rules": json.loads(rules.to_json()),
+        "net": net.config,
+        "args": {
+            "simulations": simulations,
+            "c_puct": float(c_puct),
+            "dirichlet_alpha": float(dirichlet_alpha),
+        },
+        "history": [],
+        "baseline_elo": {},
+        "seconds": 0.0,
+        "trainer": "python",
+    }
+    data = _safetensors.dumps(state_dict_arrays(net))
+    return _checkpoint.write(run, meta, {_checkpoint.SAFETENSORS: data})
 
 
 def agent(spec: str, seed: int = 0) -> NetworkAgent:
@@ -277,7 +399,7 @@ def agent(spec: str, seed: int = 0) -> NetworkAgent:
     simulations = simulations or int(args["simulations"])
     rules = Rules.from_json(json.dumps(meta["rules"]))
     name = f"az:{rest}:{simulations}" + (f":solver={solver}" if solver != SOLVER_NODES else "")
-    return NetworkAgent(
+    made = NetworkAgent(
         net.evaluator(),
         rules,
         simulations=simulations,
@@ -287,4 +409,7 @@ def agent(spec: str, seed: int = 0) -> NetworkAgent:
         seed=seed,
         name=name,
     )
+    # Pickled by its spec, as a table by its file: the copy loads the checkpoint again.
+    made._spec = spec
+    return made
 

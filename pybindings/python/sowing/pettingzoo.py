@@ -95,6 +95,33 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.position: State = State.initial(self.rules)
         self._reset_bookkeeping()
 
+    # EzPickle alone rebuilds an env from its arguments, so a copy or a pickle would be a fresh
+    # game at ply 0; the game under way travels with them.
+    _GAME = (
+        "position",
+        "agents",
+        "rewards",
+        "_cumulative_rewards",
+        "terminations",
+        "truncations",
+        "infos",
+        "agent_selection",
+        "_forfeited",
+    )
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(EzPickle.__getstate__(self))
+        state["_game"] = {name: getattr(self, name) for name in self._GAME}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        game = state.pop("_game", None)
+        EzPickle.__setstate__(self, state)
+        if game is not None:
+            for name, value in game.items():
+                setattr(self, name, value)
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -164,6 +191,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _clear_rewards(self) -> None:
+        # PettingZoo's sets int 0; every reward here is a float.
+        for agent in self.rewards:
+            self.rewards[agent] = 0.0
 
     def render(self) -> str | None:
         if self.render_mode is None:

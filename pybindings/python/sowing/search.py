@@ -24,9 +24,16 @@ call. An exception in ``evaluate`` reaches the caller as itself, and no game has
 - ``self_play(variant, evaluate, games=...)``: training games, returned as numpy ``Samples``
   (observation, mask, visit distribution, value target, player), fixed by the seed.
 - ``NetworkAgent(evaluate, variant)``: a player for ``gymnasium.make(..., opponent=agent)``,
-  ``play_match`` and ``rate`` (the matches and Elo of ``sowing train``'s evaluation).
+  ``play_games`` and ``rate`` (the matches and Elo of ``sowing train``'s evaluation).
 - ``LinearEvaluator(policy, value)``: a linear policy and value evaluated in Rust, the same
   arithmetic as ``obs @ policy`` and ``tanh(obs @ value)`` in numpy.
+
+``evaluate`` may also be a ``sowing.nn.PolicyValueNet`` (its ``evaluator()`` is used). A network
+that says what it is for (a ``sowing.nn`` network, a ``LinearEvaluator``: ``holes`` and
+``lookahead``) is checked against the game before any search starts, and ``lookahead`` defaults
+to its own. Every search has ``root="puct"`` (AlphaZero's) or ``root="gumbel"`` (Gumbel
+AlphaZero's sequential halving, ``considered`` actions). An object whose ``evaluate`` calls the
+same object again is refused with ``RuntimeError`` (it would wait for itself).
 
 The defaults are those of ``sowing train``.
 """
@@ -34,6 +41,8 @@ The defaults are those of ``sowing train``.
 from __future__ import annotations
 
 import operator
+import sys
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -52,6 +61,7 @@ __all__ = [
     "Search",
     "SearchOutput",
     "input_length",
+    "play_games",
     "play_match",
     "rate",
     "search",
@@ -85,11 +95,18 @@ class SearchOutput:
     value: np.ndarray
     """float32 ``[B]``: the mean value of the root for the player to move, -1 to 1."""
     action: np.ndarray
-    """int64 ``[B]``: the most visited action (ties to the higher prior, then the lower action)."""
+    """int64 ``[B]``: the most visited action (ties to the higher prior, then the lower action);
+    with a Gumbel root the winner of the sequential halving."""
+    improved_policy: np.ndarray | None = None
+    """float32 ``[B, n]`` with a Gumbel root: ``softmax(logits + sigma(completed Q))``, Gumbel
+    AlphaZero's policy target; ``None`` with PUCT's."""
 
     @property
     def policy(self) -> np.ndarray:
-        """float32 ``[B, n]``: the visit distribution, the policy target of AlphaZero."""
+        """float32 ``[B, n]``: the policy target, the visit distribution (AlphaZero) or the
+        improved policy (Gumbel AlphaZero)."""
+        if self.improved_policy is not None:
+            return self.improved_policy
         total = self.visits.sum(axis=1, keepdims=True)
         return (self.visits / np.maximum(total, 1)).astype(np.float32)
 
@@ -103,7 +120,10 @@ class Search:
     every search starts afresh. Root noise (``noise_fraction`` of Dirichlet(``dirichlet_alpha``))
     is drawn from stream ``i`` of ``seed`` for state ``i``. ``leaf_batch`` leaves of each tree
     (1 to 256) go to ``evaluate`` together, kept apart by virtual losses; 1, the default, is
-    PUCT's own one-at-a-time sequence. Safe to share between threads (a second caller waits)."""
+    PUCT's own one-at-a-time sequence. ``root="gumbel"`` searches each root as Gumbel AlphaZero
+    does (see ``self_play``): ``action`` is the halving's winner, ``improved_policy`` the target;
+    its trees are not kept. Safe to share between threads (a second caller waits); called from
+    inside its own ``evaluate``, it raises ``RuntimeError``."""
 
     def __init__(
         self,
@@ -113,27 +133,37 @@ class Search:
         c_puct: float = 0.5,
         dirichlet_alpha: float = 1.0,
         noise_fraction: float = 0.0,
-        lookahead: bool = True,
+        lookahead: bool | None = None,
         leaf_batch: int = 1,
+        root: str = "puct",
+        considered: int = 16,
     ) -> None:
+        evaluate, lookahead = _evaluate_arg(evaluate, lookahead)
         self._native = _sowing.Search(
             evaluate,
             simulations,
             _number(c_puct, "c_puct"),
             _number(dirichlet_alpha, "dirichlet_alpha"),
             _number(noise_fraction, "noise_fraction"),
-            bool(lookahead),
+            lookahead,
             leaf_batch,
+            _text(root, "root"),
+            considered,
         )
+        self._holes = getattr(evaluate, "holes", None)
 
     def __call__(
         self, states: Sequence[State], *, seed: int = 0, trees: Sequence[int] | None = None
     ) -> SearchOutput:
         states = _states(states)
+        if self._holes is not None and states and states[0].holes != self._holes:
+            raise ValueError(
+                f"the network is for {self._holes} holes per row, the states have "
+                f"{states[0].holes}"
+            )
         if trees is not None:
             trees = [_tree(t) for t in trees]
-        visits, priors, value, action = self._native.run(states, seed, trees)
-        return SearchOutput(visits, priors, value, action)
+        return SearchOutput(*self._native.run(states, seed, trees))
 
     def clear(self) -> None:
         """Forget every tree, so that the next search starts afresh."""
@@ -148,8 +178,10 @@ def search(
     c_puct: float = 0.5,
     dirichlet_alpha: float = 1.0,
     noise_fraction: float = 0.0,
-    lookahead: bool = True,
+    lookahead: bool | None = None,
     leaf_batch: int = 1,
+    root: str = "puct",
+    considered: int = 16,
     seed: int = 0,
 ) -> SearchOutput:
     """One search of every state of ``states`` (none over, one board size) in fresh trees; see
@@ -162,6 +194,8 @@ def search(
         noise_fraction=noise_fraction,
         lookahead=lookahead,
         leaf_batch=leaf_batch,
+        root=root,
+        considered=considered,
     )(states, seed=seed)
 
 
@@ -205,7 +239,7 @@ def self_play(
     value_mix: float = 0.5,
     parallel_games: int = 128,
     threads: int = 1,
-    lookahead: bool = True,
+    lookahead: bool | None = None,
     root: str = "puct",
     considered: int = 16,
     full_fraction: float = 1.0,
@@ -231,12 +265,14 @@ def self_play(
     --full-fraction``): a move is searched in full and returned as a sample with that chance, the
     others get a fast search of ``fast_simulations`` without noise and only play the game on.
 
-    ``threads`` workers (game ``g`` to worker ``g % threads``, each with ``parallel_games /
-    threads`` games) call ``evaluate`` from their own threads, so it must be thread-safe
-    (a PyTorch module under ``no_grad`` is); each call holds the GIL only while it runs, and
-    PyTorch releases it inside its kernels. A Ctrl-C stops every worker."""
+    ``threads`` workers (0: one per core; game ``g`` to worker ``g % threads``, each with
+    ``parallel_games / threads`` games) call ``evaluate`` from their own threads, so it must be
+    thread-safe (a PyTorch module under ``no_grad`` is); each call holds the GIL only while it
+    runs, and PyTorch releases it inside its kernels. A Ctrl-C stops every worker."""
+    rules = _rules(variant)
+    evaluate, lookahead = _evaluate_arg(evaluate, lookahead, rules.holes)
     observation, mask, policy, value, player, south_wins = _sowing.self_play(
-        variant,
+        rules,
         evaluate,
         games,
         first_game,
@@ -251,8 +287,8 @@ def self_play(
         _number(value_mix, "value_mix"),
         parallel_games,
         threads,
-        bool(lookahead),
-        root,
+        lookahead,
+        _text(root, "root"),
         considered,
         _number(full_fraction, "full_fraction"),
         fast_simulations,
@@ -264,9 +300,16 @@ class NetworkAgent(_sowing.NetworkAgent):
     """A player that searches ``simulations`` per move with ``evaluate`` and plays the most
     visited move, without noise, keeping its tree from move to move; with ``solver_nodes`` an
     exact endgame solver first (as the agent ``az:`` does: at most 24 seeds on the board, a
-    proven win played at once, moves proven to lose avoided). Usable as the ``opponent`` of
-    ``gymnasium.make("sowing/...")``, in ``play_match`` and ``rate``. Its moves are fixed by the
-    position and the tree it kept: it draws nothing at random."""
+    proven win played at once, moves proven to lose avoided). With ``root="gumbel"`` each move is
+    searched afresh by Gumbel AlphaZero's sequential halving and the best action by
+    ``logit + sigma(completed Q)`` is played. Usable as the ``opponent`` of
+    ``gymnasium.make("sowing/...")``, in ``play_games`` and ``rate``. Its moves are fixed by the
+    position, the tree it kept and its seed.
+
+    ``holes`` is the board it plays; a network that says what it is for is checked against
+    ``variant`` here. A copy shares the network and starts its tree afresh; a pickle carries
+    the network (an ``az:`` agent: its spec, the copy loading the checkpoint again), so that
+    ``AsyncVectorEnv`` can take an environment with it as the opponent."""
 
     def __new__(
         cls,
@@ -275,13 +318,16 @@ class NetworkAgent(_sowing.NetworkAgent):
         *,
         simulations: int = 64,
         c_puct: float = 0.5,
-        lookahead: bool = True,
+        lookahead: bool | None = None,
         solver_nodes: int = 0,
         seed: int = 0,
         name: str | None = None,
         leaf_batch: int = 1,
+        root: str = "puct",
+        considered: int = 16,
     ) -> NetworkAgent:
         rules = _rules(variant)
+        evaluate, lookahead = _evaluate_arg(evaluate, lookahead, rules.holes)
         if name is None:
             name = f"network:{simulations}"
         self = super().__new__(
@@ -291,10 +337,12 @@ class NetworkAgent(_sowing.NetworkAgent):
             rules.holes,
             simulations,
             _number(c_puct, "c_puct"),
-            bool(lookahead),
+            lookahead,
             solver_nodes,
             seed,
             leaf_batch,
+            _text(root, "root"),
+            considered,
         )
         self._settings = dict(
             evaluate=evaluate,
@@ -305,18 +353,40 @@ class NetworkAgent(_sowing.NetworkAgent):
             solver_nodes=solver_nodes,
             name=name,
             leaf_batch=leaf_batch,
+            root=root,
+            considered=considered,
         )
+        self._spec: str | None = None
         return self
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
+    @property
+    def holes(self) -> int:
+        """Holes per row of the boards it plays."""
+        return self._settings["variant"].holes
+
+    @property
+    def rules(self) -> _sowing.Rules:
+        """The rules it was made for."""
+        return self._settings["variant"]
+
     def __deepcopy__(self, memo: dict[int, Any]) -> NetworkAgent:
         # The network is shared (it is not changed by playing); the tree starts afresh.
-        return type(self)(**self._settings, seed=self.current_seed)
+        copied = type(self)(**self._settings, seed=self.current_seed)
+        copied._spec = self._spec
+        return copied
 
     def __copy__(self) -> NetworkAgent:
         return self.__deepcopy__({})
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self._spec is not None:
+            from . import agents
+
+            return (agents.from_spec, (self._spec, self.current_seed))
+        return (_network_agent, (type(self), self._settings, self.current_seed))
 
 
 @dataclass(frozen=True)
@@ -343,27 +413,45 @@ class MatchResult:
         return self.points / max(self.games, 1)
 
 
-def play_match(
+def _network_agent(cls: type, settings: dict[str, Any], seed: int) -> NetworkAgent:
+    """A pickled ``NetworkAgent`` made again."""
+    return cls(**settings, seed=seed)
+
+
+def play_games(
+    variant: Any,
     agent: NetworkAgent,
     opponent: str,
-    variant: Any,
     *,
     games: int = 20,
     seed: int = 0,
     opening: int = 2,
     threads: int = 0,
 ) -> MatchResult:
-    """Play ``games`` games between ``agent`` (South in even games, North in odd ones) and the
-    agent of spec ``opponent``, each side-swapped pair from a shared opening of ``opening``
-    random plies, as ``sowing train`` rates its network: the agent's moves in all games searched
-    together, the opponent's on ``threads`` threads (0: every core). The agent plays without its
-    endgame solver."""
+    """Play ``games`` games on ``variant`` between ``agent`` (South in even games, North in odd
+    ones) and the agent of spec ``opponent``, each side-swapped pair from a shared opening of
+    ``opening`` random plies, as ``sowing train`` rates its network: the agent's moves in all
+    games searched together, the opponent's on ``threads`` threads (0: every core). The agent
+    plays without its endgame solver. (``sowing.agents.play_match`` plays a series to a number
+    of wins instead; both take the variant first.)"""
     if not isinstance(agent, _sowing.NetworkAgent):
         raise TypeError(f"agent must be a sowing.search.NetworkAgent, got {type(agent).__name__}")
     wins, draws, losses = _sowing.network_match(
         variant, agent, opponent, games, seed, opening, threads
     )
     return MatchResult(opponent, wins, draws, losses)
+
+
+def play_match(agent: Any, opponent: Any, variant: Any, **kwargs: Any) -> MatchResult:
+    """Deprecated: ``play_games(variant, agent, opponent, ...)``, which takes the variant first
+    as ``sowing.agents.play_match`` does. This old order still works, with a warning."""
+    warnings.warn(
+        "sowing.search.play_match(agent, opponent, variant) is now "
+        "play_games(variant, agent, opponent); play_match will be removed",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return play_games(variant, agent, opponent, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -411,7 +499,7 @@ def rate(
     baseline_elo: dict[str, float] | None = None,
 ) -> Rating:
     """Rate ``agent`` as ``sowing train`` rates its network: ``games`` games against each
-    baseline (``play_match``), and its Elo from the results against the baselines' ratings
+    baseline (``play_games``), and its Elo from the results against the baselines' ratings
     (``baseline_elo``, or a round robin among them, ``rate_baselines``, done once and passed back
     on later calls)."""
     if baseline_elo is None:
@@ -422,10 +510,10 @@ def rate(
     if missing:
         raise ValueError(f"baseline_elo has no rating for {', '.join(missing)}")
     results = [
-        play_match(
+        play_games(
+            variant,
             agent,
             b,
-            variant,
             games=games,
             seed=(seed + 1 + i) % 2**64,
             opening=opening,
@@ -467,6 +555,48 @@ def _tree(t: Any) -> int:
     if t < 0:
         raise ValueError(f"trees are numbered from 0, got {t}")
     return t
+
+
+def _evaluate_arg(
+    evaluate: Any, lookahead: Any, holes: int | None = None
+) -> tuple[Any, bool]:
+    """``evaluate`` for the native search (a ``sowing.nn.PolicyValueNet`` as its evaluator) and
+    the ``lookahead`` to search with: as given (a bool), else the network's, else True. A
+    network that says what it is for (``holes``, ``lookahead``) is refused, naming what differs,
+    when it does not fit the game of ``holes`` holes or the ``lookahead`` asked for."""
+    nn = sys.modules.get("sowing.nn")
+    if nn is not None and isinstance(evaluate, nn.PolicyValueNet):
+        evaluate = evaluate.evaluator()
+    own_lookahead = getattr(evaluate, "lookahead", None)
+    own_holes = getattr(evaluate, "holes", None)
+    if lookahead is None:
+        lookahead = own_lookahead if isinstance(own_lookahead, bool) else True
+    lookahead = _flag(lookahead, "lookahead")
+    if isinstance(own_lookahead, bool) and own_lookahead != lookahead:
+        raise ValueError(
+            f"the network takes inputs {'with' if own_lookahead else 'without'} the look-ahead "
+            f"features and lookahead={lookahead} was asked for; leave lookahead out to use the "
+            "network's"
+        )
+    if holes is not None and isinstance(own_holes, int) and own_holes != holes:
+        raise ValueError(
+            f"the network is for {own_holes} holes per row and the game has {holes}"
+        )
+    return evaluate, lookahead
+
+
+def _flag(x: Any, name: str) -> bool:
+    """A bool argument: ``True``/``False`` (or numpy's); anything else, a string above all
+    (``"no"`` is truthy), is a ``TypeError``."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    raise TypeError(f"{name} must be True or False, got {type(x).__name__} {x!r}")
+
+
+def _text(x: Any, name: str) -> str:
+    if not isinstance(x, str):
+        raise TypeError(f"{name} must be a string, got {type(x).__name__}")
+    return x
 
 
 def _number(x: Any, name: str) -> float:

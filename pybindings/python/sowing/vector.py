@@ -98,6 +98,11 @@ class SelfPlayVec:
         threads: int = 0,
         random_opening: int = 0,
     ) -> None:
+        if not isinstance(autoreset, str):
+            raise TypeError(
+                f"autoreset must be one of {', '.join(map(repr, AUTORESET_MODES))}, got "
+                f"{type(autoreset).__name__}"
+            )
         self._vec = _sowing.SelfPlayVec(
             playable_rules_arg(variant), num_envs, seed=seed, autoreset=autoreset, threads=threads,
             random_opening=random_opening,
@@ -131,10 +136,13 @@ class SelfPlayVec:
         return SelfPlayReset(*self._vec.reset(seed, mask))
 
     def step(self, actions: np.ndarray) -> SelfPlayStep:
-        """Play ``actions[i]`` (int64 or int32, shape ``(num_envs,)``) in game ``i``. Every
-        action is checked before any game moves: an illegal one raises ``IllegalActionError``
-        naming the game, one for a finished game (under ``"off"``) ``GameOverError``, and
-        nothing changes."""
+        """Play ``actions[i]`` (shape ``(num_envs,)``: a numpy array of any integer type, a
+        sequence of ints, or anything numpy turns into an array, such as a CPU torch tensor) in
+        game ``i``. Every action is checked before any game moves: an illegal one raises
+        ``IllegalActionError`` naming the game, one for a finished game (under ``"off"``)
+        ``GameOverError``, and nothing changes."""
+        if not isinstance(actions, (np.ndarray, list, tuple)) and hasattr(actions, "__array__"):
+            actions = np.asarray(actions)
         return SelfPlayStep(*self._vec.step(actions))
 
     def final_observations(self) -> np.ndarray:
