@@ -20,7 +20,7 @@ use crate::perfect::{PerfectPlay, TablebaseEvaluator, table_option, table_serves
 use crate::stop::Stop;
 use crate::tablebase::Tablebase;
 use rand_chacha::ChaCha8Rng;
-use sowing_env::{Rules, State};
+use sowing_env::{MAX_HOLES, Rules, State};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -57,6 +57,9 @@ pub struct MctsInfo {
     pub simulations: u32,
     /// Nodes in the tree at the end.
     pub nodes: usize,
+    /// The search stopped early because the tree could not grow: the allocator refused more
+    /// memory (an address-space limit), and the move is the best of the tree it had.
+    pub out_of_memory: bool,
 }
 
 /// UCT search with a pluggable leaf evaluator.
@@ -153,16 +156,28 @@ impl<E: Evaluator> Mcts<E> {
             expanded: false,
         });
         let mut simulations = 0;
+        let mut out_of_memory = false;
+        // A simulation adds at most one node's children; where the allocator will not give
+        // room for them the search ends, as at a deadline, rather than the process aborting.
+        // The root always gets its simulation, so that it has children to choose from.
+        let mut room = |nodes: &mut Vec<Node>, done: u32| {
+            let full = done > 0 && nodes.try_reserve(MAX_HOLES).is_err();
+            out_of_memory |= full;
+            !full
+        };
         match self.budget {
             Budget::Count(k) => {
                 // Room for the whole tree at once (a simulation adds at most one node and its
-                // children), up to a bound so that a huge budget does not ask for it all up front.
+                // children), up to a bound so that a huge budget does not ask for it all up front;
+                // as much of it as the allocator gives.
                 let want = (k as usize * (state.holes() + 1)).min(RESERVE_LIMIT);
-                if self.nodes.capacity() < want {
-                    self.nodes.reserve(want);
-                }
-                // At least one simulation, so that the root has children to choose from.
+                let _ = self
+                    .nodes
+                    .try_reserve(want.saturating_sub(self.nodes.len()));
                 for done in 1..=k {
+                    if !room(&mut self.nodes, done - 1) {
+                        break;
+                    }
                     self.simulate(rng);
                     simulations = done;
                     if done % CLOCK_EVERY == 0 && self.stop.requested() {
@@ -172,11 +187,14 @@ impl<E: Evaluator> Mcts<E> {
             }
             Budget::Time(t) => {
                 let deadline = Instant::now() + t;
-                loop {
+                'search: loop {
                     for _ in 0..CLOCK_EVERY {
+                        if !room(&mut self.nodes, simulations) {
+                            break 'search;
+                        }
                         self.simulate(rng);
+                        simulations += 1;
                     }
-                    simulations += CLOCK_EVERY;
                     if Instant::now() >= deadline || self.stop.requested() {
                         break;
                     }
@@ -186,6 +204,7 @@ impl<E: Evaluator> Mcts<E> {
         self.last = MctsInfo {
             simulations,
             nodes: self.nodes.len(),
+            out_of_memory,
         };
         let root = self.nodes[0];
         let first = root.first_child as usize;

@@ -21,7 +21,7 @@ use crate::rules::{rules_arg, type_name};
 use crate::state::PyState;
 use numpy::ndarray::{Array1, Array2};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyTuple;
@@ -473,6 +473,15 @@ fn root_arg(root: &str, considered: &Bound<'_, PyAny>) -> PyResult<Option<Gumbel
     }
 }
 
+/// The `MemoryError` of a search whose trees could not grow: the estimate checked first fell
+/// short (kept trees that outgrew it), and the allocator refused.
+fn out_of_memory(trees: usize) -> PyErr {
+    PyMemoryError::new_err(format!(
+        "searching {trees} trees ran out of memory: the allocator refused the trees room to \
+         grow; search fewer states or simulations at once (or clear() kept trees)"
+    ))
+}
+
 /// Bytes a search of `trees` roots of `holes` holes per row with `config` takes: the trees
 /// (`sowing_agents::puct::search_bytes`, `kept` when they are kept from call to call), and on
 /// this side, per leaf of a round the network's input and mask and what it returns, per root the
@@ -670,6 +679,10 @@ impl PySearch {
                     .try_search(&roots, &self.config, &mut rngs, leaves)
                     .map(|rs| rs.into_iter().map(|r| (r, r.best_action(), None)).collect()),
             };
+            if search.out_of_memory() {
+                search.clear();
+                return Err(out_of_memory(roots.len()));
+            }
             found
         })?
         .map_err(|e| failure.take_or(e))?;
@@ -857,6 +870,9 @@ pub fn self_play<'py>(
         )
     })?
     .map_err(|e| failure.take_or(e))?;
+    if played.out_of_memory {
+        return Err(out_of_memory(parallel_games as usize));
+    }
     let n = played.samples.len();
     let len = input_len(holes, lookahead);
     let mut obs = Array2::<f32>::zeros((n, len));
@@ -1015,6 +1031,10 @@ impl PyNetworkAgent {
             if let Some(gumbel) = &self.gumbel {
                 let result =
                     search.try_search_gumbel(roots, &self.config, gumbel, &mut noise, leaves)?;
+                if search.out_of_memory() {
+                    search.clear();
+                    return Err(out_of_memory(1));
+                }
                 let r = &result[0];
                 return Ok(if losing >> r.best & 1 == 1 {
                     r.search.best_action_among(!losing)
@@ -1024,6 +1044,10 @@ impl PyNetworkAgent {
             }
             let result =
                 search.try_search_continuing(&[0], roots, &self.config, &mut noise, leaves)?;
+            if search.out_of_memory() {
+                search.clear();
+                return Err(out_of_memory(1));
+            }
             Ok(result[0].best_action_among(!losing))
         })?
         .map_err(|e: PyErr| failure.take_or(e))
@@ -1113,6 +1137,10 @@ impl BatchPlayer for BatchNetwork<'_> {
                 .try_search_continuing(slots, states, &a.config, rngs, leaves)
                 .map(|rs| rs.iter().map(|r| r.best_action()).collect()),
         };
+        if self.search.out_of_memory() {
+            self.search.clear();
+            let _ = self.failure.record(out_of_memory(states.len()));
+        }
         chosen.unwrap_or_else(|_| states.iter().map(first_legal).collect())
     }
 }

@@ -100,7 +100,7 @@ ENTRY_POINTS = """
     import numpy as np
     import sowing
     from sowing import State, Tablebase
-    from sowing.agents import solve, play_match
+    from sowing.agents import from_spec, solve, play_match
     from sowing.search import LinearEvaluator, NetworkAgent, Search, input_length, play_games
     from sowing.search import search, self_play
     from sowing.vector import SelfPlayVec, VecEnv
@@ -116,6 +116,17 @@ ENTRY_POINTS = """
     def states(variant, count):
         s = State.initial(variant)
         return [s] * count
+
+    def kept_line(variant, count, simulations, calls):
+        # Each call one ply down the line the last one chose, so every tree keeps its subtree
+        # and grows from call to call.
+        searcher = Search(linear(variant), simulations=simulations)
+        roots = states(variant, count)
+        for _ in range(calls):
+            out = searcher(roots, trees=range(count))
+            roots = [s.play(int(a)) for s, a in zip(roots, out.action)]
+            if any(s.is_over() for s in roots):
+                break
 
     ENTRIES = {
         "search": lambda variant, count, simulations, leaf_batch, python: search(
@@ -134,6 +145,11 @@ ENTRY_POINTS = """
         "tablebase": lambda variant, max_seeds: Tablebase.build(variant, max_seeds, threads=1),
         "solve": lambda variant, table_bits: solve(
             State.initial(variant), nodes=1000, table_bits=table_bits),
+        # A tree the allocator will not let grow ends the search early, as a deadline does.
+        "mcts": lambda variant, simulations: from_spec(f"mcts:{simulations}").choose(
+            State.initial(variant)),
+        "kept_trees": lambda variant, count, simulations, calls: kept_line(
+            variant, count, simulations, calls),
         "series": lambda variant, to, games_per_estimate: play_match(
             variant, "random", "greedy", to, games_per_estimate=games_per_estimate, threads=1),
     }
@@ -174,6 +190,22 @@ def outcomes(done):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS as Linux keeps it")
+def test_trees_the_allocator_will_not_grow_end_the_search_instead_of_the_process():
+    # An MCTS agent of ten million simulations plays the best move of the tree it could grow;
+    # kept trees that outgrow the check made before the first search raise MemoryError.
+    done = run_limited(
+        [
+            ["mcts", {"variant": "en-dodoi-10", "simulations": 10_000_000}],
+            ["kept_trees", {"variant": "en-dodoi-8", "count": 2_000, "simulations": 16,
+                            "calls": 60}],
+            ["mcts", {"variant": "en-dodoi-6", "simulations": 100}],
+        ],
+        budget_mib=150,
+    )
+    assert outcomes(done) == ["ok", "MemoryError", "ok"], done.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS as Linux keeps it")
 def test_the_searches_and_tables_that_aborted_raise_memory_error():
     # Many states of one simulation each: the check reckoned 1 KiB a tree where one takes 1.6 KB
     # (3.6 KB with what the call holds beside it), and the interpreter aborted; a table of 14
@@ -205,6 +237,7 @@ SIZES = {
     "network_match": lambda draw: {
         "games": draw(st.integers(2, 2**20)), "simulations": draw(st.integers(1, 100_000))},
     "selfplay_vec": lambda draw: {"num_envs": draw(st.integers(1, 2**20))},
+    "mcts": lambda draw: {"simulations": draw(st.integers(1, 10_000_000))},
     "vec_env": lambda draw: {"num_envs": draw(st.integers(1, 2**16))},
     "tablebase": lambda draw: {"max_seeds": draw(st.integers(0, 24))},
     "solve": lambda draw: {"table_bits": draw(st.integers(10, 30))},

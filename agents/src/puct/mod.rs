@@ -236,6 +236,11 @@ impl Tree {
         // Copy the subtree breadth first, so that each node's children stay contiguous.
         let mut kept = std::mem::take(&mut self.spare);
         kept.clear();
+        // Where the allocator will not give room for the copy, the tree starts afresh instead.
+        if kept.try_reserve(self.nodes.len()).is_err() {
+            self.spare = kept;
+            return false;
+        }
         let mut root = self.nodes[found as usize];
         root.parent = u32::MAX;
         kept.push(root);
@@ -492,6 +497,9 @@ pub struct BatchSearch {
     /// `schedule_budget` simulations below the root.
     schedules: Vec<Vec<u32>>,
     schedule_budget: usize,
+    /// The last search stopped early: a tree could not grow (see
+    /// [`BatchSearch::out_of_memory`]).
+    out_of_memory: bool,
 }
 
 impl BatchSearch {
@@ -634,6 +642,14 @@ impl BatchSearch {
         self.slots.extend_from_slice(trees);
     }
 
+    /// Whether the last search stopped early because the allocator refused a tree room to grow
+    /// (an address-space limit): its results hold the simulations made until then. Callers
+    /// that checked the memory first meet it only when a kept tree outgrew the estimate; the
+    /// process goes on either way, where growing the tree regardless would abort it.
+    pub fn out_of_memory(&self) -> bool {
+        self.out_of_memory
+    }
+
     /// Forget every tree, so that the next search starts afresh.
     pub fn clear(&mut self) {
         for tree in &mut self.trees {
@@ -686,8 +702,20 @@ impl BatchSearch {
         };
         self.done.clear();
         self.done.resize(roots.len(), 0);
+        self.out_of_memory = false;
         for round in 0.. {
             if round > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            // Room for every leaf this round may expand, in every tree, before any walk: a tree
+            // that cannot have it ends the search here, whole, rather than the process aborting.
+            let room = per_round as usize * MAX_HOLES;
+            if self
+                .slots
+                .iter()
+                .any(|&t| self.trees[t].nodes.try_reserve(room).is_err())
+            {
+                self.out_of_memory = true;
                 break;
             }
             self.pending.clear();

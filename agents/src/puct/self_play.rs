@@ -91,6 +91,9 @@ pub struct Played {
     pub south_wins: u32,
     /// Moves played, taught or not (with a playout cap, more than the samples).
     pub moves: u64,
+    /// Play stopped early because a search could not grow its trees (see
+    /// [`BatchSearch::out_of_memory`]): the samples are those of the games finished by then.
+    pub out_of_memory: bool,
 }
 
 /// The move a Gumbel root chose, and its policy target over the `n` actions.
@@ -204,6 +207,10 @@ pub fn play_games<X>(
                 &mut rngs,
                 &mut evaluate,
             )?;
+            if search.out_of_memory() {
+                out.out_of_memory = true;
+                return Ok(out);
+            }
             // Each game goes on with its stream where its search left it.
             for ((&i, found), rng) in members.iter().zip(found).zip(rngs) {
                 results[i] = Some(found);
@@ -329,6 +336,7 @@ where
         played.samples.extend(out.samples);
         played.south_wins += out.south_wins;
         played.moves += out.moves;
+        played.out_of_memory |= out.out_of_memory;
     }
     Ok(played)
 }
