@@ -16,6 +16,7 @@ mod replay;
 mod review;
 mod select;
 mod series;
+mod signals;
 mod solve;
 mod solved;
 mod tablebase;
@@ -83,6 +84,8 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Ctrl-C while a file is written leaves no temporary beside it.
+    signals::clean_up_on_signals();
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
