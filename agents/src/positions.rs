@@ -381,7 +381,10 @@ impl PositionSet {
         if header.format != FORMAT {
             return Err(error(
                 Some(1),
-                format!("format is {:?}, not {FORMAT:?}", header.format),
+                format!(
+                    "format is {}, not {FORMAT:?}",
+                    sowing_env::Error::quote(&header.format)
+                ),
             ));
         }
         if header.format_version != FORMAT_VERSION {

@@ -67,8 +67,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Side::South => Player::South,
         Side::North => Player::North,
     };
+    // A reader of the output that goes away (`sowing play | head`) is an error to report, after
+    // the game so far is saved, not a signal that ends the process with the game unsaved.
+    #[cfg(unix)]
+    if args.save.is_some() {
+        // SAFETY: a signal's disposition for the process; no handler of ours runs.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        }
+    }
     let stdin = io::stdin();
-    let mut stdout = io::stdout();
+    let mut stdout = Stdout(io::stdout());
     let (record, ended) = play_session(
         stdin.lock(),
         &mut stdout,
@@ -90,6 +99,23 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     ended?;
     Ok(())
+}
+
+/// Standard output, whose failures say so.
+struct Stdout(io::Stdout);
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf).map_err(failed_output)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush().map_err(failed_output)
+    }
+}
+
+fn failed_output(e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("cannot write to standard output: {e}"))
 }
 
 /// The longest line kept of what the person types: the rest of a longer one is read and dropped,
@@ -280,18 +306,19 @@ fn play_moves<R: BufRead, W: Write>(
         } else {
             format!("{name} plays")
         };
+        let hole = state.hole_of(action);
+        // The move is the game's before it is shown: a failed write loses none of it.
+        *state = next;
+        moves.push(action);
         writeln!(
             out,
-            "\n{who} {action} (hole {}): {} lap{}, {} seed{} sown, {} captured",
-            state.hole_of(action),
+            "\n{who} {action} (hole {hole}): {} lap{}, {} seed{} sown, {} captured",
             info.laps,
             if info.laps == 1 { "" } else { "s" },
             info.sown,
             if info.sown == 1 { "" } else { "s" },
             info.captured
         )?;
-        *state = next;
-        moves.push(action);
         write!(out, "{}", state.render())?;
     }
     let verdict = match state.outcome() {

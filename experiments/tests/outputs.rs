@@ -347,5 +347,38 @@ fn play_saves_the_game_so_far_however_it_ends() {
     let record =
         sowing_env::GameRecord::from_json(&std::fs::read_to_string(&save).unwrap()).unwrap();
     assert_eq!(record.moves.len(), 1, "greedy's opening move");
+
+    // A reader of the output that goes away (`| head`): an error, and the game is saved.
+    std::fs::remove_file(&save).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sowing"))
+        .args([
+            "play",
+            "--variant",
+            "en-dodoi-6",
+            "--opponent",
+            "random",
+            "--save",
+            s,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 10];
+    std::io::Read::read_exact(&mut child.stdout.take().unwrap(), &mut first).unwrap();
+    let script: String = (0..400).map(|_| "0\n1\n2\n3\n4\n5\n").collect();
+    let _ = child.stdin.take().unwrap().write_all(script.as_bytes());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("error: cannot write to standard output: Broken pipe"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("record saved to {s}")), "{err}");
+    let record =
+        sowing_env::GameRecord::from_json(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    assert!(record.replay().is_ok());
     std::fs::remove_dir_all(&dir).unwrap();
 }
