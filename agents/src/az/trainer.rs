@@ -43,7 +43,8 @@ use tch::{Device, Kind, Tensor, nn};
 /// replay buffer, trains on it with AdamW, plays the baselines, measures the network's accuracy
 /// on exact positions (`--eval-positions`), and writes a checkpoint to `--out`. `--resume DIR`
 /// continues a run exactly; it takes every setting from the checkpoint except the budget
-/// (`--iterations`, `--minutes`) and `--threads`.
+/// (`--iterations`, `--minutes`), `--threads`, `--keep-last` and `--keep-every`, and refuses any
+/// other setting given with it that is not the run's own.
 #[derive(Clone, Debug, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Args {
     /// Preset to train on (see `sowing variants`); required unless --resume.
