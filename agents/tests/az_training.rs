@@ -666,6 +666,9 @@ fn an_overlapped_run_learns_one_iteration_behind_and_resumes_exactly() {
     }
 }
 
+/// A change to the arguments, and what its refusal says.
+type Refused = (fn(&mut Args), &'static str);
+
 /// The refusal of `args`, which must be refused.
 fn refusal(args: Args) -> String {
     match Trainer::new(args) {
@@ -677,7 +680,7 @@ fn refusal(args: Args) -> String {
 #[test]
 fn sample_reuse_and_learning_rates_past_any_use_are_refused() {
     let dir = scratch("bounds");
-    let cases: [(fn(&mut Args), &str); 4] = [
+    let cases: [Refused; 4] = [
         (
             |a| a.sample_reuse = 1e9,
             "--sample-reuse must be at most 1000",
@@ -699,7 +702,7 @@ fn sample_reuse_and_learning_rates_past_any_use_are_refused() {
 #[test]
 fn evaluation_settings_the_arena_refuses_are_refused() {
     let dir = scratch("eval-bad");
-    let cases: [(fn(&mut Args), &str); 4] = [
+    let cases: [Refused; 4] = [
         (
             |a| a.baselines = "random,greedy,random".into(),
             "--baselines: agent random is listed twice",
