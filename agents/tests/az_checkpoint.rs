@@ -195,7 +195,10 @@ fn settings_given_on_resuming_are_taken_or_refused_never_dropped() {
     elsewhere.out = Some(dir.join("elsewhere"));
     let msg = refused(&elsewhere, &["out"]);
     assert!(
-        msg.contains(&format!("the run is in {} and goes on there", dir.display())),
+        msg.contains(&format!(
+            "the run is in {} and goes on there",
+            dir.display()
+        )),
         "{msg}"
     );
     // The run's own values, and the settings a resumed run may change, are taken.
