@@ -376,8 +376,15 @@ impl PositionSet {
             None => return Err(error(None, "the file is empty (no header line)".into())),
             Some((_, line)) => line.map_err(|e| error(Some(1), e.to_string()))?,
         };
-        let header: PositionsHeader = serde_json::from_str(&header)
-            .map_err(|e| error(Some(1), format!("not a positions header: {e}")))?;
+        let header: PositionsHeader = serde_json::from_str(&header).map_err(|e| {
+            error(
+                Some(1),
+                format!(
+                    "not a positions header: {}",
+                    sowing_env::Error::cut_lines(&e.to_string())
+                ),
+            )
+        })?;
         if header.format != FORMAT {
             return Err(error(
                 Some(1),
@@ -403,8 +410,10 @@ impl PositionSet {
             if line.trim().is_empty() {
                 continue;
             }
-            let parsed: Line = serde_json::from_str(&line)
-                .map_err(|e| error(Some(number), format!("not a position: {e}")))?;
+            let parsed: Line = serde_json::from_str(&line).map_err(|e| {
+                let e = sowing_env::Error::cut_lines(&e.to_string());
+                error(Some(number), format!("not a position: {e}"))
+            })?;
             let position = ExactPosition::from_line(&header.rules, parsed)
                 .map_err(|reason| error(Some(number), reason))?;
             positions.push(position);

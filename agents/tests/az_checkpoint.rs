@@ -219,3 +219,20 @@ fn settings_given_on_resuming_are_taken_or_refused_never_dropped() {
     assert!(Trainer::resume(&dir, &wider).is_ok());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn metadata_of_a_huge_string_is_not_repeated_whole() {
+    let dir = one_iteration("huge-meta");
+    let meta = checkpoint::iteration_dir(&dir, 1).join(checkpoint::META);
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta).unwrap()).unwrap();
+    value["iteration"] = "x".repeat(1 << 20).into();
+    std::fs::write(&meta, value.to_string()).unwrap();
+    let msg = error_text(load_checkpoint(&dir));
+    assert!(msg.len() < 1000, "{} bytes", msg.len());
+    assert!(
+        msg.contains("bad metadata") && msg.contains("xxx... ("),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -165,3 +165,28 @@ fn a_wrong_margin_is_named_in_words() {
     assert!(e.contains(&format!("margin {margin:+})")), "{e}");
     assert!(!e.contains("None") && !e.contains("Some("), "{e}");
 }
+
+/// A line of one huge string is named by its start and its length, not repeated whole.
+#[test]
+fn a_huge_line_is_not_repeated_whole() {
+    let (rules, table) = tiny();
+    let set = PositionSet::new(
+        rules,
+        serde_json::json!(null),
+        0,
+        labelled(&rules, &table, 1, 4),
+    );
+    let mut text = Vec::new();
+    set.write_to(&mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    let (header, line) = text.trim_end().split_once('\n').unwrap();
+    let mut position: serde_json::Value = serde_json::from_str(line).unwrap();
+    position["result"] = "x".repeat(1 << 20).into();
+    let damaged = format!("{header}\n{position}\n");
+    let e = PositionSet::read_from(damaged.as_bytes(), Path::new("set.jsonl"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.len() < 1000, "{} bytes", e.len());
+    assert!(e.contains("line 2: not a position"), "{e}");
+    assert!(e.contains("xxx... ("), "{e}");
+}

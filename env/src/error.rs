@@ -76,11 +76,17 @@ impl Error {
     pub const ECHO_CHARS: usize = 200;
 
     pub(crate) fn parse(format: &'static str, e: impl fmt::Display) -> Error {
-        // A parser's message may repeat the input (a string value, the line of a TOML error):
-        // each long line keeps its start and its end, where the parser says what it expected.
-        let message = e
-            .to_string()
-            .trim()
+        Error::Parse {
+            format,
+            message: Error::cut_lines(e.to_string().trim()),
+        }
+    }
+
+    /// A parser's message, which may repeat the input (a string value, the line of a TOML
+    /// error), with each line longer than twice [`Error::ECHO_CHARS`] cut: its start and its
+    /// length, then its end, where the parser says what it expected and where.
+    pub fn cut_lines(message: &str) -> String {
+        message
             .lines()
             .map(|line| {
                 let chars = line.chars().count();
@@ -91,8 +97,7 @@ impl Error {
                 format!("{}...{tail}", Error::cut(line))
             })
             .collect::<Vec<_>>()
-            .join("\n");
-        Error::Parse { format, message }
+            .join("\n")
     }
 
     /// `input` as a message repeats it: whole when at most [`Error::ECHO_CHARS`] characters, else its

@@ -293,8 +293,10 @@ pub fn read_meta<A: serde::de::DeserializeOwned, M: serde::de::DeserializeOwned>
             },
         ));
     }
-    let meta: Meta<A, M> = serde_json::from_value(value)
-        .map_err(|e| CheckpointError::Corrupt(path.clone(), format!("bad metadata: {e}")))?;
+    let meta: Meta<A, M> = serde_json::from_value(value).map_err(|e| {
+        let e = sowing_env::Error::cut_lines(&e.to_string());
+        CheckpointError::Corrupt(path.clone(), format!("bad metadata: {e}"))
+    })?;
     for (name, want) in &meta.files {
         let file = dir.join(name);
         if !file.is_file() {
