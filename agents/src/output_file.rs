@@ -118,7 +118,17 @@ fn existing(path: &Path) -> Result<Option<fs::Permissions>, OutputError> {
     if path.file_name().is_none() {
         return Err(OutputError::refused(
             path,
-            "it names no file (it ends in `..` or is a root): give a file name".into(),
+            "it names no file (it ends in `.` or `..`, or is a root): give a file name".into(),
+        ));
+    }
+    if path
+        .as_os_str()
+        .to_string_lossy()
+        .ends_with(std::path::is_separator)
+    {
+        return Err(OutputError::refused(
+            path,
+            "it ends in a separator, which names a directory: give a file name".into(),
         ));
     }
     match fs::metadata(path) {

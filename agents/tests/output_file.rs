@@ -135,6 +135,10 @@ fn a_directory_or_a_missing_directory_is_refused_before_any_work() {
     );
     let e = check(Path::new("/")).unwrap_err().to_string();
     assert!(e.contains("names no file"), "{e}");
+    // A name that ends in a separator is a directory's, which the rename would refuse after
+    // the work.
+    let e = check(&dir.join("new/")).unwrap_err().to_string();
+    assert!(e.contains("ends in a separator"), "{e}");
     // A file where a directory would be.
     std::fs::write(dir.join("plain"), "x").unwrap();
     let e = check(&dir.join("plain").join("x.tb"))
