@@ -64,6 +64,31 @@ pub fn check(path: &Path) -> Result<(), OutputError> {
     Temporary::create(path).map(drop)
 }
 
+/// [`check`], and refuse `path` when it is one of the command's `inputs` (each with the flag
+/// that names it): writing it would replace what the command reads, such as the tablebase that
+/// `sowing positions --tablebase T --out T` labels from.
+pub fn check_apart(path: &Path, inputs: &[(&str, Option<&Path>)]) -> Result<(), OutputError> {
+    check(path)?;
+    let Ok(out) = fs::canonicalize(path) else {
+        return Ok(());
+    };
+    for (flag, input) in inputs {
+        if let Some(input) = input
+            && fs::canonicalize(input).is_ok_and(|i| i == out)
+        {
+            return Err(OutputError::refused(
+                path,
+                format!(
+                    "it is also the file of {flag} {}, which writing it would replace: give \
+                     another file",
+                    input.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Make the output directory `dir` if it is missing and check that files can be made in it;
 /// something there that is not a directory is refused.
 pub fn prepare_dir(dir: &Path) -> Result<(), OutputError> {

@@ -2,7 +2,7 @@
 //! they cannot be; a device or FIFO is never replaced by a regular file, no file of the user's but
 //! the target is touched, and no temporary is left behind by a failed write.
 
-use sowing_agents::output_file::{self, check, prepare_dir, write, write_with};
+use sowing_agents::output_file::{self, check, check_apart, prepare_dir, write, write_with};
 use sowing_agents::positions::PositionSet;
 use sowing_agents::tablebase::{BuildOptions, Tablebase};
 use sowing_env::Rules;
@@ -233,5 +233,26 @@ fn an_output_directory_is_made_or_refused() {
     std::fs::write(dir.join("file"), "x").unwrap();
     let e = prepare_dir(&dir.join("file")).unwrap_err().to_string();
     assert!(e.contains("it is not a directory"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_output_that_is_also_an_input_is_refused() {
+    let dir = scratch("apart");
+    let table = dir.join("t.tb");
+    std::fs::write(&table, "a table").unwrap();
+    let same = dir.join(".").join("t.tb");
+    let e = check_apart(&same, &[("--rules", None), ("--tablebase", Some(&table))])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(&format!(
+            "it is also the file of --tablebase {}",
+            table.display()
+        )),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_to_string(&table).unwrap(), "a table");
+    check_apart(&dir.join("other.tb"), &[("--tablebase", Some(&table))]).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }

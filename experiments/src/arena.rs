@@ -52,7 +52,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules = args.variant.one("en-dodoi-8")?.playable()?.rules;
     // Where the results go is checked before any game is played.
     if let Some(path) = &args.csv {
-        output_file::check(path)?;
+        output_file::check_apart(path, &[("--rules", args.variant.rules.as_deref())])?;
     }
     if let Some(dir) = &args.records {
         check_records_dir(dir)?;

@@ -61,7 +61,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     opponent.can_play(&rules)?;
     // Where the record goes is checked before the game, which would be lost at its end.
     if let Some(path) = &args.save {
-        output_file::check(path).map_err(|e| format!("--save: {e}"))?;
+        output_file::check_apart(path, &[("--rules", args.variant.rules.as_deref())])
+            .map_err(|e| format!("--save: {e}"))?;
     }
     let human = match args.side {
         Side::South => Player::South,

@@ -121,7 +121,13 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         return Err("--count must be at least 1".into());
     }
     let threads = args.search.threads(usize::MAX)?;
-    output_file::check(&args.out)?;
+    output_file::check_apart(
+        &args.out,
+        &[
+            ("--tablebase", args.tablebase.as_deref()),
+            ("--rules", args.variant.rules.as_deref()),
+        ],
+    )?;
     let agents: Vec<String> = args.agents.iter().map(|a| a.trim().to_string()).collect();
     if agents.len() != 2 {
         return Err(format!(

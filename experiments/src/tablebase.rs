@@ -208,7 +208,7 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     let named = args.variant.one("en-dodoi-6")?;
     let rules = named.rules;
     let threads = sowing_agents::memory::threads(args.threads)?;
-    output_file::check(&args.out)?;
+    output_file::check_apart(&args.out, &[("--rules", args.variant.rules.as_deref())])?;
     if !args.json {
         let memory = build_bytes(rules.holes(), args.max_seeds as usize)
             .map_or("an unknown amount".to_string(), |b| size(b as f64));

@@ -382,3 +382,46 @@ fn play_saves_the_game_so_far_however_it_ends() {
     assert!(record.replay().is_ok());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An output that is also the command's input is refused: `positions --tablebase T --out T`
+/// would replace the table it labels from.
+#[test]
+fn an_output_that_is_an_input_is_refused() {
+    let dir = scratch("apart");
+    let tb = dir.join("t.tb");
+    let t = tb.to_str().unwrap();
+    let o = sowing(&[
+        "tablebase",
+        "build",
+        "--variant",
+        "en-dodoi-6",
+        "--max-seeds",
+        "4",
+        "--out",
+        t,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = std::fs::read(&tb).unwrap();
+    let o = sowing(&[&POSITIONS[..], &[t, "--tablebase", t]].concat());
+    assert_refused(&o, &format!("it is also the file of --tablebase {t}"));
+    let rules = dir.join("rules.json");
+    std::fs::write(&rules, r#"{"holes": 3, "seeds": 2}"#).unwrap();
+    let r = rules.to_str().unwrap();
+    let o = sowing(&[
+        "tablebase",
+        "build",
+        "--rules",
+        r,
+        "--max-seeds",
+        "4",
+        "--out",
+        r,
+    ]);
+    assert_refused(&o, &format!("it is also the file of --rules {r}"));
+    assert_eq!(std::fs::read(&tb).unwrap(), table);
+    assert_eq!(
+        std::fs::read_to_string(&rules).unwrap(),
+        r#"{"holes": 3, "seeds": 2}"#
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
