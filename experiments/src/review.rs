@@ -61,7 +61,8 @@ fn read_records(dir: &Path) -> Result<Vec<(PathBuf, GameRecord)>, String> {
         .map_err(|e| format!("cannot read records directory {}: {e}", dir.display()))?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.file_name().is_some_and(is_record_name) && !p.is_dir())
+        // Regular files only: a FIFO named like a record would hang the reading.
+        .filter(|p| p.file_name().is_some_and(is_record_name) && p.is_file())
         .collect();
     paths.sort();
     if paths.is_empty() {

@@ -725,3 +725,28 @@ fn positions_that_do_not_settle_name_the_real_cause() {
     assert!(!out.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A FIFO named like a record in a records directory is passed over, not read (which would
+/// wait for a writer forever).
+#[test]
+fn review_passes_over_a_fifo_named_like_a_record() {
+    let dir = scratch("review-fifo");
+    std::fs::create_dir_all(dir.join("records")).unwrap();
+    let made = Command::new("mkfifo")
+        .arg(dir.join("records/game.json"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let args: Vec<String> = ["review", "--records", "records"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    match run_for(&args, Duration::from_secs(20), &dir) {
+        Ended::Exited(code, err) => {
+            assert_eq!(code, Some(1), "{err}");
+            assert!(err.contains("no game records (*.json) in records"), "{err}");
+        }
+        Ended::Running => panic!("review waited on the FIFO"),
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
