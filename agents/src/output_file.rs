@@ -1,10 +1,12 @@
-//! The files the commands write, all through here: a target is checked before the work that
-//! fills it ([`check`], [`prepare_dir`]), then written beside itself under a hidden name of its
-//! own and renamed over it ([`write`], [`write_with`]).
+//! The files the commands write, all through here (a training run's checkpoint folders have
+//! their own, in `az::checkpoint`): a target is checked before the work that fills it
+//! ([`check`], [`check_apart`], [`prepare_dir`]), then written beside itself under a hidden name
+//! of its own and renamed over it ([`write`], [`write_with`]).
 //!
 //! - A reader never sees half a file, and a write that fails leaves the old file as it was.
 //! - A directory, device, FIFO or socket named as the target is refused, never replaced: a
-//!   rename over `/dev/null`, run as root, would replace the machine's `/dev/null`.
+//!   rename over `/dev/null`, run as root, would replace the machine's `/dev/null`. So is a
+//!   read-only file, and one that is also the command's input.
 //! - The temporary is `.NAME.PID.RANDOM.tmp`, made with `create_new`, so no file of the user's
 //!   is ever overwritten or removed but the target itself. It is removed on every error path (a
 //!   drop guard), and by [`remove_temporaries`], which the command calls when a signal ends it.
@@ -157,6 +159,12 @@ fn existing(path: &Path) -> Result<Option<fs::Permissions>, OutputError> {
         ));
     }
     match fs::metadata(path) {
+        Ok(m) if m.is_file() && m.permissions().readonly() => Err(OutputError::refused(
+            path,
+            "it is read-only, which writing the file would replace: make it writable, or give \
+             another file"
+                .into(),
+        )),
         Ok(m) if m.is_file() => Ok(Some(m.permissions())),
         Ok(m) if m.is_dir() => Err(OutputError::refused(
             path,

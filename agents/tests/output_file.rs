@@ -56,6 +56,13 @@ fn a_file_is_replaced_whole_and_keeps_its_permissions() {
     let mode = std::fs::metadata(&path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o640);
     assert_eq!(names(&dir), ["out.txt"]);
+    // A read-only file is the user's to keep: refused, not replaced.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let e = write(&path, b"third").unwrap_err().to_string();
+    assert!(e.contains("it is read-only"), "{e}");
+    assert!(check(&path).is_err());
+    assert_eq!(std::fs::read(&path).unwrap(), b"second");
+    assert_eq!(names(&dir), ["out.txt"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
