@@ -25,6 +25,16 @@ pub enum Error {
         /// The values allowed.
         allowed: String,
     },
+    /// A position that its rules cannot hold: a board of another size, seeds that do not add
+    /// up to the rules' total, a ply past `max_plies`.
+    InvalidPosition {
+        /// The part of the position (`board`, `ply`).
+        field: &'static str,
+        /// The value given.
+        value: String,
+        /// The values allowed.
+        allowed: String,
+    },
     /// A variant name that is not a preset.
     UnknownVariant {
         /// The name given.
@@ -131,6 +141,13 @@ impl fmt::Display for Error {
                 allowed,
             } => {
                 write!(f, "invalid rules: {field} = {value}; allowed: {allowed}")
+            }
+            Error::InvalidPosition {
+                field,
+                value,
+                allowed,
+            } => {
+                write!(f, "invalid position: {field} = {value}; allowed: {allowed}")
             }
             Error::UnknownVariant { name } => {
                 write!(

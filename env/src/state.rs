@@ -71,7 +71,7 @@ impl State {
     ) -> Result<State, Error> {
         let ring = 2 * rules.holes();
         if board.len() != ring {
-            return Err(Error::InvalidRules {
+            return Err(Error::InvalidPosition {
                 field: "board",
                 value: format!("{} holes", board.len()),
                 allowed: format!("exactly {ring} holes (2 rows of {})", rules.holes()),
@@ -81,7 +81,7 @@ impl State {
             + captured.south as usize
             + captured.north as usize;
         if total != rules.total_seeds() {
-            return Err(Error::InvalidRules {
+            return Err(Error::InvalidPosition {
                 field: "board",
                 value: format!("{total} seeds on the board and captured"),
                 allowed: format!(
@@ -91,7 +91,7 @@ impl State {
             });
         }
         if ply > rules.max_plies() {
-            return Err(Error::InvalidRules {
+            return Err(Error::InvalidPosition {
                 field: "ply",
                 value: ply.to_string(),
                 allowed: format!("0 to max_plies = {}", rules.max_plies()),

@@ -258,16 +258,23 @@ fn impossible_positions_are_refused() {
     assert!(
         matches!(
             &wrong_length,
-            Err(Error::InvalidRules { field: "board", .. })
+            Err(Error::InvalidPosition { field: "board", .. })
         ),
         "{wrong_length:?}"
+    );
+    assert!(
+        wrong_length
+            .unwrap_err()
+            .to_string()
+            .starts_with("invalid position: board = 10 holes"),
+        "a position's fault is not the rules'"
     );
     let wrong_total = State::new(&r, &[4; 12], ByPlayer::new(1, 0), Player::South, 0);
     assert!(wrong_total.unwrap_err().to_string().contains("48"));
     let past_cap = State::new(&r, &[4; 12], ByPlayer::new(0, 0), Player::South, 1001);
     assert!(matches!(
         past_cap,
-        Err(Error::InvalidRules { field: "ply", .. })
+        Err(Error::InvalidPosition { field: "ply", .. })
     ));
     let json = State::initial(&r)
         .to_json()

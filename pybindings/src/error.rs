@@ -36,6 +36,7 @@ pub fn to_py(e: Error) -> PyErr {
         }
         Error::GameOver { .. } => GameOverError::new_err(message),
         Error::InvalidRules { .. }
+        | Error::InvalidPosition { .. }
         | Error::UnknownVariant { .. }
         | Error::Parse { .. }
         | Error::Batch { .. }
