@@ -77,11 +77,13 @@ impl fmt::Display for SpecError {
             .iter()
             .map(|(_, agents, what)| format!("{what} ({agents})"))
             .collect();
+        // The spec and the reason (which may quote part of it) cut as every message cuts
+        // what it was given.
         write!(
             f,
-            "invalid agent spec {:?}: {}; valid forms: {}; options: {}",
-            self.spec,
-            self.reason,
+            "invalid agent spec {}: {}; valid forms: {}; options: {}",
+            sowing_env::Error::quote(&self.spec),
+            sowing_env::Error::cut_lines(&self.reason),
             FORMS.join(", "),
             options.join("; ")
         )

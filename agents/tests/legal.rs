@@ -106,3 +106,23 @@ fn a_malformed_spec_says_why_and_shows_the_forms() {
         }
     }
 }
+
+#[test]
+fn a_huge_spec_is_not_echoed_whole() {
+    for spec in [
+        format!("mcts:{}", "9".repeat(1 << 20)),
+        "x".repeat(1 << 20),
+        format!("alphabeta:4:{}=1", "k".repeat(1 << 20)),
+    ] {
+        let text = from_spec(&spec)
+            .map(|a| a.name())
+            .expect_err("huge")
+            .to_string();
+        assert!(text.len() < 3_000, "{} bytes: {}", text.len(), &text[..300]);
+        assert!(
+            text.contains(&format!("({} bytes)", spec.len())),
+            "{}",
+            &text[..300]
+        );
+    }
+}
