@@ -138,3 +138,87 @@ fn python_agrees(body: Body) {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The Python side of the other direction: a network made in PyTorch, saved as a checkpoint by
+/// `sowing.nn.save` (safetensors alone), and its outputs on the inputs given.
+const SAVE_SCRIPT: &str = r#"
+import json, sys
+import numpy as np
+import torch
+from sowing import nn
+
+run, inputs, body = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3]
+torch.manual_seed(4)
+net = nn.PolicyValueNet(6, hidden=16, blocks=2, body=body)
+nn.save(net, run, "en-dodoi-6", simulations=8)
+with torch.no_grad():
+    logits, value = net(torch.tensor(np.array(inputs, dtype=np.float32)))
+print(json.dumps({"logits": logits.tolist(), "value": value.tolist()}))
+"#;
+
+#[test]
+fn a_network_saved_from_python_loads_and_plays_in_rust() {
+    for body in [Body::Mlp, Body::Ring] {
+        let dir = std::env::temp_dir().join(format!("sowing-pysave-{body}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let rules = Rules::preset("en-dodoi-6").unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let mut states = vec![State::initial(&rules)];
+        while states.len() < 16 {
+            let s = *states.last().unwrap();
+            match random_action(&s, &mut rng) {
+                Some(a) if !s.play_unchecked(a).is_over() => states.push(s.play_unchecked(a)),
+                _ => states.push(State::initial(&rules)),
+            }
+        }
+        let len = sowing_agents::features::input_len(6, true);
+        let inputs: Vec<Vec<f32>> = states
+            .iter()
+            .map(|s| {
+                let mut x = vec![0.0; len];
+                encode_input(s, true, &mut x);
+                x
+            })
+            .collect();
+        let input_file = dir.join("inputs.json");
+        std::fs::write(&input_file, serde_json::to_string(&inputs).unwrap()).unwrap();
+        let run = dir.join("run");
+        let out = Command::new(python())
+            .args(["-c", SAVE_SCRIPT])
+            .arg(&run)
+            .arg(&input_file)
+            .arg(body.to_string())
+            .output()
+            .expect("the project's Python runs (make venv)");
+        assert!(
+            out.status.success(),
+            "the Python side failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let loaded = sowing_agents::az::load_checkpoint(&run).unwrap();
+        let flat: Vec<f32> = inputs.concat();
+        let x = Tensor::from_slice(&flat)
+            .view([states.len() as i64, len as i64])
+            .to_device(loaded.vs.device());
+        let (logits, value) = tch::no_grad(|| loaded.net.forward(&x));
+        let logits: Vec<Vec<f32>> = Vec::try_from(logits.to_device(tch::Device::Cpu)).unwrap();
+        let value: Vec<f32> = Vec::try_from(value.to_device(tch::Device::Cpu)).unwrap();
+        let mut worst = 0.0f32;
+        for (i, (row, v)) in logits.iter().zip(&value).enumerate() {
+            for (a, &l) in row.iter().enumerate() {
+                let p = got["logits"][i][a].as_f64().unwrap() as f32;
+                worst = worst.max((p - l).abs() / l.abs().max(1.0));
+            }
+            worst = worst.max((got["value"][i].as_f64().unwrap() as f32 - v).abs());
+        }
+        assert!(worst < 1e-5, "{body}: outputs differ by {worst}");
+        // And the agent az:RUN of the command line plays it.
+        let mut agent = sowing_agents::from_spec(&format!("az:{}:8", run.display())).unwrap();
+        let start = State::initial(&rules);
+        let mut move_rng = ChaCha8Rng::seed_from_u64(0);
+        assert!(start.is_legal(agent.choose(&start, &mut move_rng)));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -319,10 +319,13 @@ pub fn read_meta<A: serde::de::DeserializeOwned, M: serde::de::DeserializeOwned>
             ));
         }
     }
-    if !meta.files.contains_key(WEIGHTS) || !dir.join(WEIGHTS).is_file() {
+    // The network's weights: libtorch's file, or (a checkpoint written from Python by
+    // `sowing.nn.save` or the Ray trainer) the safetensors alone.
+    let present = |name: &str| meta.files.contains_key(name) && dir.join(name).is_file();
+    if !present(WEIGHTS) && !present(SAFETENSORS) {
         return Err(CheckpointError::Corrupt(
             dir.to_owned(),
-            format!("{WEIGHTS} is missing"),
+            format!("{WEIGHTS} is missing (and it has no {SAFETENSORS} to read instead)"),
         ));
     }
     Ok(meta)
@@ -544,8 +547,9 @@ pub const MAX_HIDDEN: usize = 4096;
 /// See [`MAX_HIDDEN`].
 pub const MAX_BLOCKS: usize = 64;
 
-/// The tensors of a checkpoint's `weights.ot`, read and checked against the network that
-/// `meta.json` describes, ready to be copied into it.
+/// The tensors of a checkpoint's `weights.ot` (or, where it has none, its
+/// `weights.safetensors`), read and checked against the network that `meta.json` describes,
+/// ready to be copied into it.
 #[derive(Debug)]
 pub struct Weights {
     path: PathBuf,
@@ -559,7 +563,15 @@ impl Weights {
     /// shape they hold is worked out from the tensors and named).
     pub fn read(dir: &Path, rules: &Rules, net: NetConfig) -> Result<Weights, CheckpointError> {
         let meta = dir.join(META);
-        let path = dir.join(WEIGHTS);
+        let ot = dir.join(WEIGHTS);
+        let path = if ot.is_file() {
+            ot
+        } else {
+            dir.join(SAFETENSORS)
+        };
+        let name = path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
         let mismatch = |why: String| Err(CheckpointError::Mismatch(meta.clone(), why));
         if net.holes != rules.holes() {
             return mismatch(format!(
@@ -581,7 +593,12 @@ impl Weights {
             .len();
         crate::memory::check(&format!("loading {}", path.display()), 2, bytes, 0, "")
             .map_err(|e| CheckpointError::Io(path.clone(), std::io::Error::other(e)))?;
-        let tensors: BTreeMap<String, Tensor> = Tensor::load_multi(&path)
+        let read = if name == SAFETENSORS {
+            Tensor::read_safetensors(&path)
+        } else {
+            Tensor::load_multi(&path)
+        };
+        let tensors: BTreeMap<String, Tensor> = read
             .map_err(|e| {
                 CheckpointError::Corrupt(path.clone(), format!("libtorch cannot read it: {e}"))
             })?
@@ -591,7 +608,7 @@ impl Weights {
             held_network(&tensors).map_err(|why| CheckpointError::Corrupt(path.clone(), why))?;
         if held != net {
             return mismatch(format!(
-                "it describes a network of {}, but {WEIGHTS} holds one of {}",
+                "it describes a network of {}, but {name} holds one of {}",
                 describe(&net),
                 describe(&held)
             ));
