@@ -39,6 +39,7 @@ build: venv
 test: venv python
 	$(CARGO) test --workspace
 	$(TORCH_ENV) $(CARGO) test -p sowing-agents --features torch --lib --test 'az_*'
+	$(TORCH_ENV) $(CARGO) test -p sowing-train --features torch
 	$(TORCH_ENV) $(CARGO) test -p sowing-experiments --features torch --bin sowing
 	$(VPY) -m pytest -q pybindings/tests
 
@@ -100,4 +101,4 @@ bench: build python
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(TORCH_ENV) $(CARGO) clippy -p sowing-agents -p sowing-experiments --features torch --all-targets -- -D warnings
+	$(TORCH_ENV) $(CARGO) clippy -p sowing-agents -p sowing-train -p sowing-experiments --features torch --all-targets -- -D warnings

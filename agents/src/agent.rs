@@ -3,9 +3,9 @@
 //! Randomness is passed in, so a game between agents is fixed by the seeds of the streams it is
 //! given.
 
-use crate::stop::Stop;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{Rules, State};
+use sowing_exact::Stop;
 
 /// A player of the game.
 pub trait Agent: Send {

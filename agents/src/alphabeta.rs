@@ -17,13 +17,13 @@
 
 use crate::agent::Agent;
 use crate::budget::Budget;
-use crate::hash::state_key;
 use crate::perfect::{PerfectPlay, table_option, table_serves};
-use crate::stop::Stop;
-use crate::tablebase::Tablebase;
-use crate::wdl::Wdl;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{MAX_HOLES, Outcome, Rules, State};
+use sowing_exact::Stop;
+use sowing_exact::Wdl;
+use sowing_exact::hash::state_key;
+use sowing_exact::tablebase::Tablebase;
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -17,10 +17,10 @@ use crate::agent::Agent;
 use crate::budget::Budget;
 use crate::evaluator::{Evaluator, Rollout};
 use crate::perfect::{PerfectPlay, TablebaseEvaluator, table_option, table_serves};
-use crate::stop::Stop;
-use crate::tablebase::Tablebase;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{MAX_HOLES, Rules, State};
+use sowing_exact::Stop;
+use sowing_exact::tablebase::Tablebase;
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -3,7 +3,7 @@
 //! leaves exactly where it can.
 //!
 //! A perfect move keeps the position's result (win, draw or loss for the mover, from the table's
-//! bounds, so endless play counts as a draw: [`Probe::result`](crate::tablebase::Probe::result))
+//! bounds, so endless play counts as a draw: [`Probe::result`](sowing_exact::tablebase::Probe::result))
 //! and, among those, its margin. Keeping the result is not enough to win: a table holds no
 //! distance to the end, and a winner who only keeps the result can go round a cycle for ever
 //! with an opponent glad of the draw (in 2x3 and 2x4 games between two such players from random
@@ -16,11 +16,11 @@
 //! truncated.
 
 use crate::evaluator::{Evaluation, Evaluator};
-use crate::solver::Solver;
-use crate::tablebase::Tablebase;
-use crate::wdl::Wdl;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{MAX_HOLES, Outcome, State};
+use sowing_exact::Wdl;
+use sowing_exact::prove::Solver;
+use sowing_exact::tablebase::Tablebase;
 use std::sync::Arc;
 
 /// One legal move as the table values it.

@@ -4,8 +4,9 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::{Agent, AlphaBeta, Budget, Mcts, Solver, Stop, from_spec};
+use sowing_agents::{Agent, AlphaBeta, Budget, Mcts, from_spec};
 use sowing_env::{Rules, State};
+use sowing_exact::{Solver, Stop};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 

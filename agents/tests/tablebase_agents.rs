@@ -2,17 +2,19 @@
 //! of the same rules (the truth), perfect play that converts every won position, the leaf
 //! evaluator, the `tb=FILE` spec option and its errors, and one table per process.
 
+#[path = "../../exact/tests/common/mod.rs"]
 mod common;
 
 use common::rules;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::tablebase::{BuildOptions, Probe, Tablebase};
 use sowing_agents::{
-    AlphaBeta, Budget, Evaluation, Evaluator, PerfectPlay, Solver, TablebaseEvaluator, WIN, Wdl,
-    from_spec, perfect_moves, shared_tablebase,
+    AlphaBeta, Budget, Evaluation, Evaluator, PerfectPlay, TablebaseEvaluator, WIN, from_spec,
+    perfect_moves,
 };
 use sowing_env::{ByPlayer, Direction, MAX_HOLES, Outcome, Player, Rules, State, Trigger};
+use sowing_exact::tablebase::{BuildOptions, Probe, Tablebase};
+use sowing_exact::{Solver, Wdl, shared_tablebase};
 use std::path::PathBuf;
 use std::sync::Arc;
 

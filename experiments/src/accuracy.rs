@@ -3,19 +3,17 @@
 //! makes them; the presets' sets are committed in `data/positions/`). Rates with Wilson 95%
 //! intervals, by phase (seeds on the board), and the mean time per move; with two agents or more,
 //! every pair compared position by position (McNemar); a table for people, or JSON. The
-//! measurement is `sowing_agents::accuracy`.
+//! measurement is `sowing_eval::accuracy`.
 
 use crate::output::{out, outln};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use sowing_agents::accuracy::{
-    self, Accuracy, Paired, Trial, committed_set, how_to_make, read_set,
-};
 use sowing_agents::from_spec;
-use sowing_agents::matches::Seat;
-use sowing_agents::positions::PositionSet;
-use sowing_agents::stats::Rate;
 use sowing_env::Rules;
+use sowing_eval::accuracy::{self, Accuracy, Paired, Trial, committed_set, how_to_make, read_set};
+use sowing_eval::matches::Seat;
+use sowing_eval::stats::Rate;
+use sowing_exact::positions::PositionSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -59,7 +57,7 @@ struct Report {
     paired: Vec<PairFigures>,
 }
 
-/// Two agents compared on the same positions (see `sowing_agents::accuracy::Paired`).
+/// Two agents compared on the same positions (see `sowing_eval::accuracy::Paired`).
 #[derive(Debug, Serialize)]
 struct PairFigures {
     first: String,
@@ -218,7 +216,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Some(0) => {
             return Err("--threads must be at least 1 (leave it out for one per core)".into());
         }
-        Some(t) => sowing_agents::memory::threads(t)?,
+        Some(t) => sowing_exact::memory::threads(t)?,
         None => 0,
     };
     let (file, set) = positions(&args.positions, &variant, &rules)?;

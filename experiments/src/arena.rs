@@ -5,8 +5,8 @@
 use crate::output::{out, outln};
 use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
-use sowing_agents::arena::{self, ArenaConfig};
-use sowing_agents::output_file;
+use sowing_eval::arena::{self, ArenaConfig};
+use sowing_exact::output_file;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `sowing arena`.

@@ -2,9 +2,9 @@
 //! (`sowing positions`, `sowing review`): its budget per position, its threads and their
 //! transposition tables, checked against the machine before anything runs.
 
-use sowing_agents::ResultSearch;
-use sowing_agents::memory;
-use sowing_agents::tablebase::Tablebase;
+use sowing_exact::ResultSearch;
+use sowing_exact::memory;
+use sowing_exact::tablebase::Tablebase;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 

@@ -73,7 +73,7 @@ enum Command {
     Compare(compare::Args),
     /// Train a policy-value network by self-play (AlphaZero-style PUCT, tch).
     #[cfg(feature = "torch")]
-    Train(Box<sowing_agents::az::Args>),
+    Train(Box<sowing_train::Args>),
 }
 
 fn main() -> ExitCode {

@@ -7,9 +7,9 @@ use crate::output::note;
 use crate::select::VariantArgs;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::output_file;
 use sowing_agents::{Agent, from_spec};
 use sowing_env::{Error, GameRecord, Outcome, Player, Rules, State};
+use sowing_exact::output_file;
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 

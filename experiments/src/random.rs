@@ -268,7 +268,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
-    let threads = sowing_agents::memory::threads(args.threads)?;
+    let threads = sowing_exact::memory::threads(args.threads)?;
     let variants = args.variant.many_playable("all")?;
     if !args.json {
         outln!("{}", Report::table_header())?;

@@ -11,9 +11,9 @@
 use crate::exact_search::ExactSearchArgs;
 use crate::output::{out, outln};
 use serde::Serialize;
-use sowing_agents::review::{AgentReview, GameReview, review_game, summarize};
-use sowing_agents::tablebase::Tablebase;
 use sowing_env::{Error, GameRecord};
+use sowing_eval::review::{AgentReview, GameReview, review_game, summarize};
+use sowing_exact::tablebase::Tablebase;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -64,7 +64,7 @@ impl Named {
     /// These rules, refused when their start has no legal move (a rules file with a tiny
     /// `max_laps`, say): every game would be over before it began.
     pub fn playable(self) -> Result<Named, String> {
-        sowing_agents::matches::playable(&self.rules).map_err(|e| format!("{}: {e}", self.name))?;
+        sowing_eval::matches::playable(&self.rules).map_err(|e| format!("{}: {e}", self.name))?;
         Ok(self)
     }
 }

@@ -1,11 +1,11 @@
 //! `sowing match`: match play, a series of games between two agents until one has won `--to`
 //! of them, the start alternating and draws counting for neither (see
-//! `sowing_agents::series`). Prints each game as it is counted, the series' result, and the
+//! `sowing_eval::series`). Prints each game as it is counted, the series' result, and the
 //! probability that the first agent wins such a series, from a separate sample of games.
 
 use crate::output::outln;
 use crate::select::VariantArgs;
-use sowing_agents::series::{self, MAX_TO, SeriesConfig};
+use sowing_eval::series::{self, MAX_TO, SeriesConfig};
 
 /// Arguments of `sowing match`.
 #[derive(Debug, clap::Args)]
@@ -73,7 +73,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if !args.json {
         outln!(
             "{} ({}): a series to {} wins between {} and {}, seed {}, opening {} random plies",
-            sowing_agents::arena::rules_name(&rules),
+            sowing_eval::arena::rules_name(&rules),
             rules.summary(),
             config.to,
             config.agents[0],

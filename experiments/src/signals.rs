@@ -1,7 +1,7 @@
 //! Ending on a signal without leaving hidden files behind. Ctrl-C (SIGINT), SIGTERM or SIGHUP
 //! while a file is written (a tablebase of gigabytes takes a while) would leave its temporary,
 //! `.NAME.PID.RANDOM.tmp`, beside the target: the signals are taken by one thread that removes
-//! the temporaries of [`sowing_agents::output_file`] and then ends the process by the same signal,
+//! the temporaries of [`sowing_exact::output_file`] and then ends the process by the same signal,
 //! as it would have ended without this (the same exit status for a shell). SIGKILL cannot be
 //! caught; nothing is left to do about it.
 
@@ -40,7 +40,7 @@ fn listen() -> Option<std::thread::JoinHandle<()>> {
             let mut signal = 0;
             // SAFETY: waits on the set built above, writing the signal into a local.
             while unsafe { libc::sigwait(&set, &mut signal) } != 0 {}
-            sowing_agents::output_file::remove_temporaries();
+            sowing_exact::output_file::remove_temporaries();
             // SAFETY: the signal's default action back, the set unblocked in this thread, and the
             // signal sent to it: the process ends as the signal ends it.
             unsafe {
@@ -85,7 +85,7 @@ mod tests {
         // that takes them (in `sowing`, every thread blocks them).
         let listener = super::listen().expect("the thread starts").as_pthread_t();
         let dir = PathBuf::from(dir);
-        let _ = sowing_agents::output_file::write_with(&dir.join("table.tb"), 16, |out| {
+        let _ = sowing_exact::output_file::write_with(&dir.join("table.tb"), 16, |out| {
             out.write_all(b"half a table")?;
             out.flush()?;
             println!("writing");

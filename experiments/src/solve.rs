@@ -10,10 +10,10 @@
 
 use crate::output::outln;
 use crate::select::{self, VariantArgs};
-use sowing_agents::memory;
-use sowing_agents::tablebase::Tablebase;
-use sowing_agents::{Proof, Solver};
 use sowing_env::State;
+use sowing_exact::memory;
+use sowing_exact::tablebase::Tablebase;
+use sowing_exact::{Proof, Solver};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;

@@ -9,9 +9,9 @@
 
 use crate::output::outln;
 use serde::Serialize;
-use sowing_agents::Wdl;
-use sowing_agents::tablebase::{BuildOptions, Probe, Tablebase, TablebaseError};
 use sowing_env::{Direction, Error, Player, Rules, RulesSpec, State, Trigger};
+use sowing_exact::Wdl;
+use sowing_exact::tablebase::{BuildOptions, Probe, Tablebase, TablebaseError};
 use std::str::FromStr;
 use std::time::Instant;
 
@@ -182,7 +182,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     // The builds run on `--threads` threads; refuse a count no machine has before any work.
-    sowing_agents::memory::threads(args.threads)?;
+    sowing_exact::memory::threads(args.threads)?;
     let triggers = parse(&args.trigger, "trigger", "take, leave")?;
     let directions = parse(&args.direction, "direction", "ccw, parity")?;
     let mut rows = Vec::new();

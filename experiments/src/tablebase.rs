@@ -6,12 +6,12 @@ use crate::output::{note, outln};
 use crate::select::{self, VariantArgs};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use sowing_agents::Wdl;
-use sowing_agents::output_file;
-use sowing_agents::tablebase::{
+use sowing_env::{Rules, State};
+use sowing_exact::Wdl;
+use sowing_exact::output_file;
+use sowing_exact::tablebase::{
     BuildOptions, BuildProgress, LayerStats, Probe, Tablebase, build_bytes,
 };
-use sowing_env::{Rules, State};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -207,7 +207,7 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     let named = args.variant.one("en-dodoi-6")?;
     let rules = named.rules;
-    let threads = sowing_agents::memory::threads(args.threads)?;
+    let threads = sowing_exact::memory::threads(args.threads)?;
     output_file::check_apart(&args.out, &[("--rules", args.variant.rules.as_deref())])?;
     if !args.json {
         let memory = build_bytes(rules.holes(), args.max_seeds as usize)

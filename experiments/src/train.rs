@@ -8,9 +8,10 @@
 use crate::output::note;
 use crate::plot::{self, LineChart, Point, Series};
 use indicatif::{ProgressBar, ProgressStyle};
-use sowing_agents::accuracy::Kept;
-use sowing_agents::az::{Args, IterationMetrics, Progress, Trainer, checkpoint};
-use sowing_agents::stats::Rate;
+use sowing_agents::az::checkpoint;
+use sowing_eval::accuracy::Kept;
+use sowing_eval::stats::Rate;
+use sowing_train::{Args, IterationMetrics, Progress, Trainer};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
@@ -210,7 +211,7 @@ fn write_report(
             );
         }
     }
-    sowing_agents::output_file::write(&dir.join("metrics.csv"), csv.as_bytes())?;
+    sowing_exact::output_file::write(&dir.join("metrics.csv"), csv.as_bytes())?;
     let minutes = |m: &IterationMetrics| m.seconds / 60.0;
     if history.iter().any(|m| m.accuracy.is_some()) {
         let positions = history
@@ -316,7 +317,7 @@ fn write_report(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sowing_agents::az::rating::MatchResult;
+    use sowing_train::rating::MatchResult;
 
     fn metrics(iteration: u32, evaluated: bool, accuracy: bool) -> IterationMetrics {
         let kept = Kept {

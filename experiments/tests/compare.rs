@@ -6,9 +6,9 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
-use sowing_agents::positions::{ExactPosition, PositionSet};
-use sowing_agents::tablebase::{BuildOptions, Tablebase};
 use sowing_env::Rules;
+use sowing_exact::positions::{ExactPosition, PositionSet};
+use sowing_exact::tablebase::{BuildOptions, Tablebase};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -104,8 +104,8 @@ fn solve_with_a_small_table_brackets_the_margin_the_whole_table_gives() {
 
 #[test]
 fn positions_are_labelled_as_the_whole_game_table_labels_them_whatever_the_threads() {
-    use sowing_agents::positions::{ExactPosition, LabelSource, PositionSet};
-    use sowing_agents::tablebase::Tablebase;
+    use sowing_exact::positions::{ExactPosition, LabelSource, PositionSet};
+    use sowing_exact::tablebase::Tablebase;
     let rules = rules_file("positions");
     let whole = build(&rules, 18, "positions-18.tb");
     let part = build(&rules, 6, "positions-6.tb");
@@ -186,7 +186,7 @@ fn positions_not_settled_are_dropped_and_counted() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    let set = sowing_agents::positions::PositionSet::read(&out).unwrap();
+    let set = sowing_exact::positions::PositionSet::read(&out).unwrap();
     assert_eq!(set.positions.len(), 10);
     assert!(set.header.dropped > 0, "{text}");
     assert!(
@@ -237,8 +237,8 @@ fn positions_refuses_bad_requests_clearly() {
 
 #[test]
 fn solved_starts_agree_with_an_exact_search_and_the_solver() {
-    use sowing_agents::{ResultSearch, Solver, Wdl};
     use sowing_env::{Direction, Rules, RulesSpec, State, Trigger};
+    use sowing_exact::{ResultSearch, Solver, Wdl};
     let o = sowing(&["solved", "--holes", "2..3", "--seeds", "1..2", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let rows: Vec<Value> = serde_json::from_str(&stdout(&o)).unwrap();

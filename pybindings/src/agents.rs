@@ -11,8 +11,9 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::{Agent, AlphaBeta, Stop, from_spec};
+use sowing_agents::{Agent, AlphaBeta, from_spec};
 use sowing_env::State;
+use sowing_exact::Stop;
 use std::sync::{Mutex, MutexGuard};
 
 /// Stack an agent's search may need: alpha-beta recurses one frame (well under a kilobyte) per

@@ -9,9 +9,9 @@ use pyo3::prelude::*;
 /// Refuse with `MemoryError` to allocate `bytes` for `what` when the process cannot have them:
 /// more than the memory available (Linux's `MemAvailable`, or what is left under a cgroup's
 /// limit), or more than the allocator grants right now (an address-space limit, `ulimit -v`).
-/// The check is the command line's (`sowing_agents::memory`), so both refuse alike.
+/// The check is the command line's (`sowing_exact::memory`), so both refuse alike.
 pub fn check(bytes: u128, what: &str) -> PyResult<()> {
     let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
-    sowing_agents::memory::check(what, 1, bytes, 0, "")
+    sowing_exact::memory::check(what, 1, bytes, 0, "")
         .map_err(|e| PyMemoryError::new_err(e.to_string()))
 }

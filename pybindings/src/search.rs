@@ -28,17 +28,15 @@ use pyo3::types::PyTuple;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::features::{encode_input, input_len};
-use sowing_agents::matches::{self, BatchPlayer, Match, Pairing, Salts, Seat};
 use sowing_agents::puct::self_play::{PlayoutCap, SelfPlayConfig, play_dealt};
 use sowing_agents::puct::{
     BatchSearch, GumbelConfig, Linear, MAX_LEAF_BATCH, PuctConfig, SearchResult, search_bytes,
 };
-use sowing_agents::stats::{Rate, rate_against};
-use sowing_agents::{
-    Agent, Evaluation, Evaluator, MAX_SOLVER_NODES, SOLVER_DEPTH, SOLVER_SEEDS, SOLVER_TABLE_BITS,
-    Solver, Stop, from_spec, stream,
-};
+use sowing_agents::{Agent, Evaluation, Evaluator, from_spec, stream};
 use sowing_env::{MAX_HOLES, State};
+use sowing_eval::matches::{self, BatchPlayer, Match, Pairing, Salts, Seat};
+use sowing_eval::stats::{Rate, rate_against};
+use sowing_exact::{MAX_SOLVER_NODES, SOLVER_DEPTH, SOLVER_SEEDS, SOLVER_TABLE_BITS, Solver, Stop};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 

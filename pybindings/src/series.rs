@@ -1,5 +1,5 @@
 //! Match play from Python: `sowing.agents.play_match`, a series of games between two agents to
-//! `to` wins (see `sowing_agents::series`), and `sowing.agents.series_odds`, the exact
+//! `to` wins (see `sowing_eval::series`), and `sowing.agents.series_odds`, the exact
 //! probability of each result from the chances of one game. The series is a long call (see
 //! [`crate::long_call`]): the GIL released, and a Ctrl-C ends the agents' searches and the
 //! series at once. Its report is the JSON that `sowing match --json` prints, so both give the
@@ -13,10 +13,10 @@ use crate::long_call;
 use crate::rules::rules_arg;
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use sowing_agents::matches::MatchError;
-use sowing_agents::memory::MAX_THREADS;
-use sowing_agents::series::{self, MAX_TO, Odds, SeriesConfig};
 use sowing_agents::{Agent, SpecError, from_spec};
+use sowing_eval::matches::MatchError;
+use sowing_eval::series::{self, MAX_TO, Odds, SeriesConfig};
+use sowing_exact::memory::MAX_THREADS;
 
 /// Stack of the thread that runs a series: it only deals out games to threads of the match loop
 /// (each with the standard 2 MiB), and plays none itself.

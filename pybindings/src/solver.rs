@@ -10,7 +10,7 @@ use crate::memory;
 use crate::state::PyState;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use sowing_agents::Solver;
+use sowing_exact::Solver;
 
 /// Stack the solver needs per ply of depth: two frames (a position's children are made on the
 /// stack, about 1.2 KB each) with room to spare.

@@ -9,8 +9,8 @@ use crate::rules::{PyRules, rules_arg};
 use crate::state::PyState;
 use pyo3::exceptions::{PyFileNotFoundError, PyMemoryError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use sowing_agents::tablebase::{BuildOptions, Probe, Tablebase, TablebaseError};
 use sowing_env::State;
+use sowing_exact::tablebase::{BuildOptions, Probe, Tablebase, TablebaseError};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -169,7 +169,7 @@ impl PyTablebase {
                 t,
                 "threads",
                 0,
-                sowing_agents::memory::MAX_THREADS as i128,
+                sowing_exact::memory::MAX_THREADS as i128,
                 "0 (one per core) to 1024",
             )? as usize,
             None => 0,

@@ -26,15 +26,15 @@ use crate::az::puct::{BatchSearch, PuctConfig};
 use crate::budget::Budget;
 use crate::evaluator::Evaluator;
 use crate::perfect::{PerfectPlay, TablebaseEvaluator, table_option, table_serves};
-use crate::solver::{SOLVER_DEPTH, SOLVER_TABLE_BITS, Solver};
-use crate::tablebase::Tablebase;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{Rules, State};
+use sowing_exact::prove::{SOLVER_DEPTH, SOLVER_TABLE_BITS, Solver};
+use sowing_exact::tablebase::Tablebase;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use crate::solver::{MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
+pub use sowing_exact::prove::{MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
 
 /// Leaves valued per forward pass by an agent with a time per move (see
 /// [`AzAgent::default_leaves`]).

@@ -591,7 +591,7 @@ impl Weights {
         let bytes = fs::metadata(&path)
             .map_err(|e| CheckpointError::Io(path.clone(), e))?
             .len();
-        crate::memory::check(&format!("loading {}", path.display()), 2, bytes, 0, "")
+        sowing_exact::memory::check(&format!("loading {}", path.display()), 2, bytes, 0, "")
             .map_err(|e| CheckpointError::Io(path.clone(), std::io::Error::other(e)))?;
         let read = if name == SAFETENSORS {
             Tensor::read_safetensors(&path)

@@ -72,7 +72,7 @@ pub const MAX_LEAF_BATCH: u32 = 256;
 /// Bytes a search of `trees` roots of `holes` holes per row takes at most, `config` giving the
 /// simulations and leaves per evaluation; `kept` when trees are kept from search to search (a
 /// second node buffer each, for rerooting). What a caller checks against the memory there is
-/// before a search that a user sized ([`crate::memory::check`]); the callers add what their own
+/// before a search that a user sized ([`sowing_exact::memory::check`]); the callers add what their own
 /// side holds per leaf (a Python network's input arrays, say).
 ///
 /// Per tree: its nodes, one per legal action of each leaf expanded plus the root, in a vector

@@ -1,7 +1,7 @@
 //! Accuracy per agent level: the agents of [`ACCURACY_AGENTS`](super::plan::ACCURACY_AGENTS)
 //! measured on the first positions of
 //! each variant's committed set of exact positions (`data/positions/VARIANT.jsonl`), by
-//! `sowing_agents::accuracy`. The same agents on every variant: a search that plays less
+//! `sowing_eval::accuracy`. The same agents on every variant: a search that plays less
 //! accurately on one variant than on another marks the harder game.
 //!
 //! Positions are measured in units of [`ACCURACY_UNIT`](super::plan::ACCURACY_UNIT), one agent each, cached like every other
@@ -12,11 +12,11 @@
 use super::cache::{Checked, UnitKey, mean_inconsistency, rate_inconsistency, unless};
 use super::config::Variant;
 use super::sketch::hash_bytes;
-use sowing_agents::accuracy::{self, Accuracy, Trial, committed_set, how_to_make, read_set};
 use sowing_agents::from_spec;
-use sowing_agents::matches::Seat;
-use sowing_agents::positions::PositionSet;
 use sowing_env::Rules;
+use sowing_eval::accuracy::{self, Accuracy, Trial, committed_set, how_to_make, read_set};
+use sowing_eval::matches::Seat;
+use sowing_exact::positions::PositionSet;
 use std::path::PathBuf;
 
 /// A variant's committed set of exact positions.
@@ -92,7 +92,7 @@ impl Checked for Accuracy {
     fn inconsistency(&self, key: &UnitKey) -> Option<String> {
         let kept = &self.kept;
         let n = kept.result.n;
-        let mut summed = sowing_agents::accuracy::Kept::default();
+        let mut summed = sowing_eval::accuracy::Kept::default();
         for phase in &self.phases {
             summed.merge(phase);
         }

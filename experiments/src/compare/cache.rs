@@ -9,9 +9,9 @@
 
 use crate::output::note;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
-use sowing_agents::output_file;
-use sowing_agents::stats::{Mean, Rate};
 use sowing_env::Rules;
+use sowing_eval::stats::{Mean, Rate};
+use sowing_exact::output_file;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! before it, a measure of how much depth a game has for search to find (after Lantz et al.,
 //! "Depth in strategic games", 2017). More levels: a deeper game.
 
-use sowing_agents::stats::Rate;
+use sowing_eval::stats::Rate;
 
 /// The longest chain through levels `0..levels` (ordered by budget), where level `j` may follow
 /// level `i < j` when `score(i, j)`, the score of `j` against `i`, is measured and at least

@@ -3,8 +3,8 @@
 //! none of them imports another that imports it back.
 
 use super::plan::TimeBudget;
-use sowing_agents::tablebase::Tablebase;
 use sowing_env::Rules;
+use sowing_exact::tablebase::Tablebase;
 use std::path::PathBuf;
 use std::sync::Arc;
 

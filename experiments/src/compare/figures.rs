@@ -14,10 +14,10 @@ use super::plan::{Allowance, CHAIN_THRESHOLD, ChainPlan, MIN_GAMES};
 use super::shape::Shape;
 use super::solved::Solved;
 use serde::{Serialize, Serializer};
-use sowing_agents::accuracy::Accuracy;
-use sowing_agents::matches::Tally;
-use sowing_agents::stats::{Histogram, Mean, Rate};
 use sowing_env::Rules;
+use sowing_eval::accuracy::Accuracy;
+use sowing_eval::matches::Tally;
+use sowing_eval::stats::{Histogram, Mean, Rate};
 
 /// What was measured of one family of agents for a skill chain.
 #[derive(Clone, Debug)]
@@ -449,7 +449,7 @@ impl Chain {
 
 impl AccuracyFigures {
     fn new(data: &AccuracyData) -> AccuracyFigures {
-        let kept = |k: &sowing_agents::accuracy::Kept| KeptFigures {
+        let kept = |k: &sowing_eval::accuracy::Kept| KeptFigures {
             keeps_result: k.result,
             keeps_result_critical: k.critical,
             keeps_margin: k.margin,

@@ -1,7 +1,7 @@
 //! Games between agents, the raw material of the balance, skill-chain and sensitivity figures.
 //!
 //! A unit plays games `first .. first + count` of one pairing through the match loop of
-//! `sowing_agents::matches`: game `g` opens with [`OPENING_PLIES`] random plies drawn from stream
+//! `sowing_eval::matches`: game `g` opens with [`OPENING_PLIES`] random plies drawn from stream
 //! `g / 2`, so games `2k` and `2k + 1` share an opening and differ only in who plays South; the
 //! agents then draw from stream `g`. Every game is thus fixed by the seed and its number, wherever
 //! it is played.
@@ -9,8 +9,8 @@
 use super::cache::{Checked, UnitKey, unless};
 use super::plan::OPENING_PLIES;
 use sowing_agents::from_spec;
-use sowing_agents::matches::{self, Match, Pairing, Salts, Seat, Tally};
 use sowing_env::Rules;
+use sowing_eval::matches::{self, Match, Pairing, Salts, Seat, Tally};
 
 /// Play games `first .. first + count` of `a` against `b` on this thread; `a` plays South in
 /// even games.

@@ -94,8 +94,8 @@ pub fn measure(
 ) -> Learning {
     use super::cache::{UnitKey, slug};
     use clap::Parser;
-    use sowing_agents::az::{Args, Trainer};
     use sowing_env::Rules;
+    use sowing_train::{Args, Trainer};
 
     if Rules::preset(&variant.name).ok() != Some(variant.rules) {
         return Learning::NotMeasured(format!(

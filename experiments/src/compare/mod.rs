@@ -124,14 +124,14 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let variants = resolve(args.variants.as_deref(), &args.rules)?;
     let threads = match args.threads {
         Some(0) => return Err("--threads must be at least 1".into()),
-        Some(t) => sowing_agents::memory::threads(t)?,
+        Some(t) => sowing_exact::memory::threads(t)?,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let command: Vec<String> = std::env::args().collect();
     let tablebases = args
         .tablebases
         .iter()
-        .map(|path| sowing_agents::shared_tablebase(path).map_err(|e| e.to_string()))
+        .map(|path| sowing_exact::shared_tablebase(path).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, String>>()?;
     let config = Config {
         tablebases,

@@ -17,9 +17,9 @@ use super::solved;
 use crate::output::{note, outln};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Serialize, de::DeserializeOwned};
-use sowing_agents::accuracy::Accuracy;
-use sowing_agents::matches::Tally;
-use sowing_agents::memory::{self, TooLarge};
+use sowing_eval::accuracy::Accuracy;
+use sowing_eval::matches::Tally;
+use sowing_exact::memory::{self, TooLarge};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -241,7 +241,7 @@ fn units(
 }
 
 pub fn compare(config: &Config) -> Result<(), Box<dyn std::error::Error>> {
-    sowing_agents::output_file::prepare_dir(&config.out).map_err(|e| format!("--out: {e}"))?;
+    sowing_exact::output_file::prepare_dir(&config.out).map_err(|e| format!("--out: {e}"))?;
     let cache = Cache::new(&config.out);
     let mut quota = Quota {
         left: config.max_units,

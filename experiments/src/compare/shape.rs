@@ -10,9 +10,9 @@ use super::cache::{Checked, UnitKey, mean_inconsistency, unless};
 use super::sketch::{Sketch, hash_bytes};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sowing_agents::stats::{Histogram, Mean, Rate};
 use sowing_agents::stream;
 use sowing_env::{Outcome, Player, Rules, State, random_action};
+use sowing_eval::stats::{Histogram, Mean, Rate};
 
 /// What random games looked like, added up over games (mergeable across units).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

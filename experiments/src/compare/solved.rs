@@ -11,9 +11,9 @@
 use super::cache::{Checked, UnitKey, unless};
 use crate::solved::{StartValue, solve_whole, table_positions};
 use serde::{Deserialize, Serialize};
-use sowing_agents::Solver;
-use sowing_agents::tablebase::Tablebase;
 use sowing_env::{Rules, State};
+use sowing_exact::Solver;
+use sowing_exact::tablebase::Tablebase;
 use std::sync::Arc;
 
 /// The largest variant solved whole by a table of every seed, in positions.

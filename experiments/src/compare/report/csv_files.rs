@@ -6,7 +6,7 @@
 use crate::compare::figures::{AccuracyFigures, Chain, Figures, KeptFigures};
 use crate::compare::learn::Learning;
 use serde::{Serialize, Serializer};
-use sowing_agents::stats::Rate;
+use sowing_eval::stats::Rate;
 use std::path::Path;
 
 /// A number written as Rust writes it (`33`, `0.5`, `0.0000001`): the form these files have
@@ -290,5 +290,5 @@ fn write_rows<R: Serialize + Default>(path: &Path, rows: &[R]) -> Result<(), Str
         let header = text.iter().position(|&b| b == b'\n').map_or(0, |i| i + 1);
         text.truncate(header);
     }
-    sowing_agents::output_file::write(path, &text).map_err(|e| e.to_string())
+    sowing_exact::output_file::write(path, &text).map_err(|e| e.to_string())
 }

@@ -9,8 +9,8 @@ use crate::compare::plan::{
     MIN_UNIT_US, OPENING_PLIES, SHAPE_UNIT,
 };
 use crate::compare::sketch::Sketch;
-use sowing_agents::matches::Tally;
-use sowing_agents::stats::{Mean, Rate};
+use sowing_eval::matches::Tally;
+use sowing_eval::stats::{Mean, Rate};
 use std::fmt::Write as _;
 
 pub const NOT_MEASURED: &str = "not measured";

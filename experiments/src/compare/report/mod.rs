@@ -63,7 +63,7 @@ impl Table {
 
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
     let path = dir.join(name);
-    sowing_agents::output_file::write(&path, bytes).map_err(|e| e.to_string())
+    sowing_exact::output_file::write(&path, bytes).map_err(|e| e.to_string())
 }
 
 /// Write `report.md`, `summary.csv`, `results.json` and the raw CSVs of `figures` into `out`.

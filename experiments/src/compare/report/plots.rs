@@ -8,7 +8,7 @@ use crate::plot::{
     Bar, BarChart, BarSeries, LineChart, PlotError, Point, Series, write_bar_chart,
     write_line_chart,
 };
-use sowing_agents::stats::Rate;
+use sowing_eval::stats::Rate;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,91 @@
+//! The fixed sets of exact test positions in `data/positions/`, which the trainer and the
+//! accuracy command measure against: each is read whole (every label checked against the legal
+//! moves as it is read), holds the positions its header counts, of its preset's rules, with no
+//! position twice and every phase of the game present. With `SOWING_TB_FILE` naming en-dodoi-6's
+//! K = 20 table, an ignored test also checks the searched labels of that set against the solver
+//! (`cargo test -p sowing-agents --test committed_positions -- --ignored`).
+
+use sowing_env::{Rules, State};
+use sowing_exact::positions::{LabelSource, PositionSet};
+use sowing_exact::tablebase::Tablebase;
+use sowing_exact::{Solver, Wdl};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn set(preset: &str) -> PositionSet {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../data/positions")
+        .join(format!("{preset}.jsonl"));
+    PositionSet::read(&path).unwrap()
+}
+
+#[test]
+fn the_committed_sets_are_whole_and_span_the_game() {
+    // Each set reaches from the endgame to at least this many seeds on the board: en-dodoi-6's
+    // past half its 48 (a K = 20 table and the search settle every position), en-dodoi-8's into
+    // the mid-game of its 64 (a K = 16 table; the search settles few positions above 24 seeds).
+    for (preset, reaches) in [("en-dodoi-6", 25), ("en-dodoi-8", 32)] {
+        let set = set(preset);
+        assert_eq!(set.rules(), &Rules::preset(preset).unwrap(), "{preset}");
+        assert_eq!(set.positions.len(), 2000, "{preset}");
+        assert_eq!(set.header.made_by["variant"], preset);
+        let distinct: HashSet<State> = set.positions.iter().map(|p| p.state).collect();
+        assert_eq!(
+            distinct.len(),
+            set.positions.len(),
+            "{preset}: a position twice"
+        );
+        assert!(set.positions.iter().any(|p| p.seeds() < 8), "{preset}");
+        assert!(
+            set.positions.iter().any(|p| p.seeds() >= reaches),
+            "{preset}"
+        );
+        for result in [Wdl::Win, Wdl::Draw, Wdl::Loss] {
+            assert!(
+                set.positions.iter().any(|p| p.result == result),
+                "{preset}: no {result}"
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs en-dodoi-6's K = 20 table in SOWING_TB_FILE"]
+fn the_searched_labels_of_en_dodoi_6_agree_with_the_solver() {
+    let file = std::env::var("SOWING_TB_FILE").expect("SOWING_TB_FILE names the K = 20 table");
+    let table = Arc::new(Tablebase::open(file).unwrap());
+    let mut solver = Solver::new(22).with_tablebase(table);
+    let (mut confirmed, mut open) = (0, 0);
+    for p in set("en-dodoi-6")
+        .positions
+        .iter()
+        .filter(|p| p.source == LabelSource::Solver)
+    {
+        let s = &p.state;
+        solver.clear();
+        let proof = solver.prove(s, 50_000_000, 199);
+        // What the solver proves, the labels say: its winning move wins, its lost moves lose.
+        if let Some((a, _)) = proof.winning {
+            assert_eq!(p.result, Wdl::Win, "{s:?}");
+            assert!(
+                p.moves
+                    .iter()
+                    .any(|m| m.action == a && m.result == Wdl::Win)
+            );
+        }
+        for m in &p.moves {
+            if proof.losing >> m.action & 1 == 1 {
+                assert_eq!(m.result, Wdl::Loss, "{s:?}");
+            }
+        }
+        let settled = proof.winning.is_some() || proof.lost(s);
+        if settled {
+            confirmed += 1;
+        } else {
+            // A draw, which the solver cannot prove.
+            open += 1;
+        }
+    }
+    assert!(confirmed > 10 * open, "{confirmed} confirmed, {open} open");
+}

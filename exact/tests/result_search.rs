@@ -1,0 +1,179 @@
+//! The exact result search against the truth: on rule sets small enough for a tablebase to hold
+//! the whole game, every position (board, captures, player to move) is compared with the
+//! table's result, with one transposition table shared by all of them in a shuffled order (where
+//! a stored answer that depended on a repetition would show), with a tiny table (collisions),
+//! and with a small tablebase at the leaves; and against the solver on endgames of en-dodoi-6.
+
+mod common;
+
+use common::{boards, rules};
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sowing_env::{ByPlayer, Direction, Player, Rules, State, Trigger};
+use sowing_exact::tablebase::{BuildOptions, Tablebase};
+use sowing_exact::{ResultSearch, Solver, Wdl};
+use std::sync::Arc;
+
+/// Every game state of `rules` that is not over: each board, each split of the captured seeds,
+/// each player to move.
+fn every_state(rules: &Rules) -> Vec<State> {
+    let total = rules.total_seeds();
+    let mut out = Vec::new();
+    for seeds in 0..=total {
+        for cells in boards(2 * rules.holes(), seeds) {
+            for south in 0..=total - seeds {
+                let captured = ByPlayer::new(south as u8, (total - seeds - south) as u8);
+                for mover in Player::BOTH {
+                    let s = State::new(rules, &cells, captured, mover, 0).unwrap();
+                    if !s.is_over() {
+                        out.push(s);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Rule sets whose whole game a table holds: both triggers, both directions, a lap cap that
+/// makes many moves endless.
+fn whole_games() -> Vec<(&'static str, Rules)> {
+    vec![
+        ("2x3 take ccw", rules(3, 2, |_| {})),
+        ("2x3 leave ccw", rules(3, 2, |s| s.trigger = Trigger::Leave)),
+        (
+            "2x3 take parity",
+            rules(3, 2, |s| s.direction = Direction::Parity),
+        ),
+        (
+            "2x3 leave parity skip_origin",
+            rules(3, 2, |s| {
+                s.trigger = Trigger::Leave;
+                s.direction = Direction::Parity;
+                s.skip_origin = true;
+            }),
+        ),
+        ("2x3 take max_laps 3", rules(3, 2, |s| s.max_laps = 3)),
+        ("2x4 take ccw", rules(4, 1, |_| {})),
+        (
+            "2x4 leave parity",
+            rules(4, 1, |s| {
+                s.trigger = Trigger::Leave;
+                s.direction = Direction::Parity;
+            }),
+        ),
+    ]
+}
+
+#[test]
+fn every_result_equals_the_whole_game_table_with_a_shared_transposition_table() {
+    let mut counts = [0usize; 3];
+    for (name, rules) in whole_games() {
+        let table =
+            Tablebase::build(&rules, rules.total_seeds() as u32, &BuildOptions::default()).unwrap();
+        let mut states = every_state(&rules);
+        states.shuffle(&mut ChaCha8Rng::seed_from_u64(1));
+        for table_bits in [20, 13] {
+            let mut search = ResultSearch::new(table_bits);
+            for s in &states {
+                let want = table.probe(s).unwrap().result(s);
+                let got = search.result(s, u64::MAX);
+                assert_eq!(got, Some(want), "{name}, 2^{table_bits} slots: {s:?}");
+                counts[want as usize] += 1;
+            }
+        }
+    }
+    // Every result is there in numbers, draws of endless play among them.
+    assert!(counts.iter().all(|&n| n > 1000), "{counts:?}");
+}
+
+#[test]
+fn move_results_equal_the_table_and_a_small_table_at_the_leaves_changes_nothing() {
+    for (name, rules) in whole_games().into_iter().step_by(2) {
+        let whole =
+            Tablebase::build(&rules, rules.total_seeds() as u32, &BuildOptions::default()).unwrap();
+        let small = Arc::new(Tablebase::build(&rules, 5, &BuildOptions::default()).unwrap());
+        let mut plain = ResultSearch::new(16);
+        let mut tabled = ResultSearch::new(16).with_tablebase(Arc::clone(&small));
+        let mut states = every_state(&rules);
+        states.shuffle(&mut ChaCha8Rng::seed_from_u64(2));
+        for s in states.iter().take(3000) {
+            let want: Vec<(usize, Wdl)> = whole
+                .move_values(s)
+                .unwrap()
+                .into_iter()
+                .map(|(a, p)| (a, p.result(s)))
+                .collect();
+            assert_eq!(
+                plain.move_results(s, u64::MAX).as_ref(),
+                Some(&want),
+                "{name}: {s:?}"
+            );
+            assert_eq!(
+                tabled.move_results(s, u64::MAX).as_ref(),
+                Some(&want),
+                "{name}: {s:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_budget_too_small_settles_nothing_wrongly_and_says_so() {
+    let rules = rules(3, 2, |_| {});
+    let table = Tablebase::build(&rules, 12, &BuildOptions::default()).unwrap();
+    let (mut settled, mut unsettled) = (0, 0);
+    let mut search = ResultSearch::new(12);
+    for s in every_state(&rules).iter().step_by(7) {
+        search.clear();
+        match search.result(s, 40) {
+            Some(r) => {
+                assert_eq!(r, table.probe(s).unwrap().result(s), "{s:?}");
+                settled += 1;
+            }
+            None => unsettled += 1,
+        }
+        assert!(search.nodes() <= 41);
+    }
+    assert!(settled > 100 && unsettled > 100, "{settled} {unsettled}");
+}
+
+#[test]
+fn results_agree_with_the_solver_on_endgames_of_en_dodoi_6() {
+    let rules = Rules::preset("en-dodoi-6").unwrap();
+    let table = Arc::new(Tablebase::build(&rules, 8, &BuildOptions::default()).unwrap());
+    let mut search = ResultSearch::new(20).with_tablebase(table);
+    let mut solver = Solver::new(18);
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let (mut wins, mut losses, mut compared) = (0, 0, 0);
+    while compared < 60 {
+        let mut s = State::initial(&rules);
+        let stop = rng.random_range(9..=14);
+        while !s.is_over() && s.board().sum(0, 12) > stop {
+            let a = sowing_env::random_action(&s, &mut rng).unwrap();
+            s = s.play(a).unwrap();
+        }
+        if s.is_over() {
+            continue;
+        }
+        let Some(result) = search.result(&s, 20_000_000) else {
+            continue;
+        };
+        compared += 1;
+        let proof = solver.prove(&s, 2_000_000, 99);
+        // The solver proves nothing the search contradicts, and finds the wins it settles.
+        if proof.winning.is_some() {
+            assert_eq!(result, Wdl::Win, "{s:?}");
+        }
+        if proof.lost(&s) {
+            assert_eq!(result, Wdl::Loss, "{s:?}");
+        }
+        if result == Wdl::Win {
+            assert!(proof.winning.is_some(), "a win the solver misses: {s:?}");
+            wins += 1;
+        }
+        losses += usize::from(result == Wdl::Loss);
+    }
+    assert!(wins > 10 && losses > 5, "{wins} {losses}");
+}

@@ -1,0 +1,1482 @@
+//! The AlphaZero-style trainer, read top to bottom: the run's arguments, then one iteration
+//! (self-play with batched PUCT, training on the replay buffer, evaluation against the
+//! baselines and on exact positions, checkpoint), then starting and resuming.
+//!
+//! Every random choice comes from ChaCha streams derived from `(seed, iteration, game)`, and the
+//! optimiser moments and the replay buffer are checkpointed with the weights, so on the CPU a run
+//! resumed from iteration `k` repeats exactly what an uninterrupted run does after `k`.
+
+use crate::adam::AdamW;
+use crate::rating::{self, MatchResult, Z95_ROUNDED};
+use crate::replay::{ReplayBuffer, Sample};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use sowing_agents::Evaluator;
+use sowing_agents::TablebaseEvaluator;
+use sowing_agents::az::checkpoint::{
+    self, CheckpointError, FileDigest, Meta, RunLock, SAFETENSORS, TRAINER, WEIGHTS,
+};
+use sowing_agents::az::network::{Body, NetConfig, PolicyValueNet};
+use sowing_agents::az::puct::self_play::{self, PlayoutCap, SELF_PLAY, SelfPlayConfig, stream};
+use sowing_agents::az::puct::{GumbelConfig, PuctConfig};
+use sowing_agents::from_spec;
+use sowing_env::Rules;
+use sowing_eval::accuracy::{self, Kept};
+use sowing_eval::matches;
+use sowing_eval::stats::{Rate, rate_against};
+use sowing_exact::memory::{self, MAX_THREADS};
+use sowing_exact::positions::PositionSet;
+use sowing_exact::shared_tablebase;
+use sowing_exact::tablebase::Tablebase;
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+use tch::{Device, Kind, Tensor, nn};
+
+/// `sowing train`: AlphaZero-style self-play training of a policy-value network.
+///
+/// Each iteration plays `--games-per-iteration` self-play games (PUCT with
+/// `--simulations` per move, Dirichlet noise at the root, moves drawn in proportion to visits for
+/// the first `--temperature-plies` plies and the most visited after), adds their positions to the
+/// replay buffer, trains on it with AdamW, plays the baselines, measures the network's accuracy
+/// on exact positions (`--eval-positions`), and writes a checkpoint to `--out`. `--resume DIR`
+/// continues a run exactly; it takes every setting from the checkpoint except the budget
+/// (`--iterations`, `--minutes`), `--threads`, `--keep-last` and `--keep-every`, and refuses any
+/// other setting given with it that is not the run's own.
+#[derive(Clone, Debug, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Args {
+    /// Preset to train on (see `sowing variants`); required unless --resume.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Stop after this many iterations in all (counting those of a resumed run).
+    #[arg(long)]
+    pub iterations: Option<u32>,
+    /// Stop starting new iterations once this many minutes of this session have passed.
+    #[arg(long)]
+    pub minutes: Option<f64>,
+    /// Seed of every random choice of the run.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Run directory for checkpoints, metrics.csv and the learning-curve plots
+    /// (default runs/az-VARIANT-sSEED).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Continue the run in this directory from its newest checkpoint.
+    #[arg(long)]
+    #[serde(skip)]
+    pub resume: Option<PathBuf>,
+    /// Checkpoint folders kept: the newest N (at least 1; the newest is the one a run resumes
+    /// from and `az:RUN` plays), besides those --keep-every keeps; older ones are removed once
+    /// the next is written. The run's history stays whole in every meta.json and metrics.csv.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[serde(default = "keep_everything")]
+    pub keep_last: u32,
+    /// Also keep every M-th iteration's checkpoint (iterations M, 2M, ...), so that the
+    /// network's progress can be replayed later; 0 keeps none this way. With the defaults a
+    /// 10-minute run of ~400 iterations leaves ~25 folders.
+    #[arg(long, default_value_t = 20, value_name = "M")]
+    #[serde(default)]
+    pub keep_every: u32,
+    /// Width of the network's hidden layers.
+    #[arg(long, default_value_t = 64)]
+    pub hidden: usize,
+    /// Residual blocks of the network.
+    #[arg(long, default_value_t = 2)]
+    pub blocks: usize,
+    /// The network's body: `mlp`, a residual MLP over the whole input, or `ring`, a residual
+    /// convolution over the ring of holes (circular padding; --hidden channels per hole).
+    #[arg(long, value_enum, default_value_t = Body::Mlp)]
+    #[serde(default)]
+    pub net: Body,
+    /// Give the network the one-move look-ahead features (what each move captures, the
+    /// opponent's best capture after it, a game it ends): `--lookahead false` for the board alone.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    #[serde(default)]
+    pub lookahead: bool,
+    /// PUCT simulations per self-play move.
+    #[arg(long, default_value_t = 64)]
+    pub simulations: u32,
+    /// How self-play searches the root. `puct`: AlphaZero's (Dirichlet noise, moves drawn by
+    /// visits for --temperature-plies, visit counts as the policy target). `gumbel`: Gumbel
+    /// AlphaZero's (actions sampled by Gumbel-top-k, simulations shared by sequential halving,
+    /// the halving's winner played for --temperature-plies and the best without the Gumbel
+    /// draws after, the improved policy softmax(logits + sigma(completed Q)) as the target; no
+    /// Dirichlet noise).
+    #[arg(long, value_enum, default_value_t = RootSearch::Puct)]
+    #[serde(default)]
+    pub root: RootSearch,
+    /// With `--root gumbel`: the most actions sequential halving considers.
+    #[arg(long, default_value_t = 16)]
+    #[serde(default = "sixteen")]
+    pub considered: u32,
+    /// Playout-cap randomisation (KataGo): the chance that a self-play move is searched in full
+    /// (--simulations, root noise) and becomes a sample; the other moves get a fast search of
+    /// --fast-simulations without noise and are not taught. 1 (the default): every move in full.
+    #[arg(long, default_value_t = 1.0, value_name = "P")]
+    #[serde(default = "every_move")]
+    pub full_fraction: f64,
+    /// With --full-fraction below 1: the simulations of a fast search.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    #[serde(default = "sixteen")]
+    pub fast_simulations: u32,
+    /// Self-play games per iteration.
+    #[arg(long, default_value_t = 256)]
+    pub games_per_iteration: u32,
+    /// Self-play games each worker plays at once (their leaves are evaluated in one batch); with
+    /// --threads T, T times as many in all. Per worker, because halving each worker's batch
+    /// on 2 threads cost 8% of the positions per CPU-second (benches/self_play.rs).
+    #[arg(long, default_value_t = 128)]
+    pub parallel_games: u32,
+    /// PUCT exploration constant, in self-play and when the network plays (evaluation, `az:`).
+    /// Low, because the look-ahead input makes the priors sharp: at 64 simulations 0.3-0.75
+    /// played best against mcts:1000, 1.5 and 3 worse.
+    #[arg(long, default_value_t = 0.5)]
+    pub c_puct: f32,
+    /// Dirichlet concentration of the root noise.
+    #[arg(long, default_value_t = 1.0)]
+    pub dirichlet_alpha: f32,
+    /// Weight of the root noise in the priors.
+    #[arg(long, default_value_t = 0.25)]
+    pub noise_fraction: f32,
+    /// Plies at the start of each self-play game whose move is drawn in proportion to visits;
+    /// later moves take the most visited action.
+    #[arg(long, default_value_t = 12)]
+    pub temperature_plies: u32,
+    /// Each self-play game starts after a number of uniformly random plies drawn from 0 to this
+    /// (not recorded as training positions), so that the network also learns positions that
+    /// its own play from the start would not reach.
+    #[arg(long, default_value_t = 4)]
+    #[serde(default)]
+    pub opening_plies: u32,
+    /// Value target = (1 - m) * game result + m * root search value, for each position.
+    #[arg(long, default_value_t = 0.5)]
+    pub value_mix: f32,
+    /// Positions the replay buffer holds.
+    #[arg(long, default_value_t = 60_000)]
+    pub replay_capacity: usize,
+    /// Training batch size.
+    #[arg(long, default_value_t = 256)]
+    pub batch_size: usize,
+    /// Times each new position is sampled for training, on average: sets the training steps
+    /// per iteration to positions * reuse / batch size.
+    #[arg(long, default_value_t = 4.0)]
+    pub sample_reuse: f64,
+    /// Learn while self-play plays: each iteration's training steps run on the calling thread
+    /// while the self-play workers play, on the replay buffer as it was before that iteration's
+    /// games (which are learnt from one iteration later), so that the core self-play leaves
+    /// free while the trainer learns is used. A run is fixed by its seed with or without it, but
+    /// they are different runs.
+    #[arg(long)]
+    #[serde(default)]
+    pub overlap: bool,
+    /// AdamW learning rate.
+    #[arg(long, default_value_t = 2e-3)]
+    pub lr: f64,
+    /// AdamW decoupled weight decay.
+    #[arg(long, default_value_t = 1e-4)]
+    pub weight_decay: f64,
+    /// Baselines played after every iteration, comma-separated agent specs.
+    #[arg(long, default_value = "random,greedy,alphabeta:4,mcts:1000")]
+    pub baselines: String,
+    /// Games against each baseline per evaluation (half from each side); 0 skips the games
+    /// (accuracy on --eval-positions is still measured).
+    #[arg(long, default_value_t = 20)]
+    pub eval_games: u32,
+    /// Evaluate after the first iteration and every this many iterations (the others' rows in
+    /// metrics.csv have no results): evaluation against mcts:1000 and alphabeta:4 costs as much
+    /// as self-play, time that a short run may rather spend learning.
+    #[arg(long, default_value_t = 1)]
+    #[serde(default = "one")]
+    pub eval_every: u32,
+    /// Uniformly random plies that open each evaluation game (both games of a side-swapped
+    /// pair share the opening), so that deterministic players meet in varied games.
+    #[arg(long, default_value_t = 2)]
+    pub eval_opening: u32,
+    /// PUCT simulations per move of the network in evaluation games and on the evaluation
+    /// positions.
+    #[arg(long, default_value_t = 64)]
+    pub eval_simulations: u32,
+    /// Exact positions (a `sowing positions` file) on which every evaluation measures how often
+    /// the network's move keeps the result and the best margin. Default: the variant's committed
+    /// set, data/positions/VARIANT.jsonl, when it exists (from the working directory); none
+    /// otherwise. A resumed run measures the same file, and refuses it if it changed.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default)]
+    pub eval_positions: Option<PathBuf>,
+    /// The size and hash of `eval_positions` when the run began (set by the trainer).
+    #[arg(skip)]
+    #[serde(default)]
+    pub eval_positions_digest: Option<FileDigest>,
+    /// A tablebase of the variant (`sowing tablebase build`): in self-play, every position it
+    /// holds, root or leaf, is valued exactly and given its perfect moves as priors, so that the
+    /// endgame's samples carry exact values and perfect moves as targets. Evaluation (games and
+    /// accuracy) does not use it: it measures the network alone.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default)]
+    pub tablebase: Option<PathBuf>,
+    /// Self-play workers and threads for the baselines' moves (default: all cores); self-play
+    /// results depend on it.
+    #[arg(long)]
+    #[serde(skip)]
+    pub threads: Option<usize>,
+}
+
+impl Args {
+    /// The preset name, or an error when none was given.
+    pub fn variant_name(&self) -> Result<&str, TrainError> {
+        self.variant
+            .as_deref()
+            .ok_or_else(|| TrainError::Args("--variant is required (or --resume DIR)".to_string()))
+    }
+
+    /// The run directory.
+    pub fn out_dir(&self) -> Result<PathBuf, TrainError> {
+        match &self.out {
+            Some(dir) => Ok(dir.clone()),
+            None => Ok(PathBuf::from(format!(
+                "runs/az-{}-s{}",
+                self.variant_name()?,
+                self.seed
+            ))),
+        }
+    }
+
+    fn threads(&self) -> usize {
+        self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
+    }
+
+    /// The baselines' specs.
+    pub fn baseline_specs(&self) -> Vec<String> {
+        self.baselines
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn gumbel(&self) -> Option<GumbelConfig> {
+        (self.root == RootSearch::Gumbel).then(|| GumbelConfig {
+            considered: self.considered,
+            ..GumbelConfig::default()
+        })
+    }
+
+    fn puct(&self, simulations: u32) -> PuctConfig {
+        PuctConfig {
+            simulations,
+            c_puct: self.c_puct,
+            dirichlet_alpha: self.dirichlet_alpha,
+            noise_fraction: self.noise_fraction,
+            leaf_batch: 1,
+        }
+    }
+
+    /// Refuse settings that cannot train, naming the flag and what is allowed.
+    fn validate(&self) -> Result<(), TrainError> {
+        let bad = |flag: &str, allowed: &str| {
+            Err(TrainError::Args(format!("--{flag} must be {allowed}")))
+        };
+        if self.iterations.is_none() && self.minutes.is_none() {
+            return bad("iterations or --minutes", "given (the training budget)");
+        }
+        if self.minutes.is_some_and(|m| !(m > 0.0 && m.is_finite())) {
+            return bad("minutes", "a positive number");
+        }
+        if self.hidden < 2 || self.hidden > 4096 {
+            return bad("hidden", "between 2 and 4096");
+        }
+        if self.blocks > 64 {
+            return bad("blocks", "at most 64");
+        }
+        if self.simulations == 0 || self.eval_simulations == 0 {
+            return bad("simulations and --eval-simulations", "at least 1");
+        }
+        if self.considered == 0 || self.considered > 64 {
+            return bad("considered", "between 1 and 64");
+        }
+        if !(self.full_fraction > 0.0 && self.full_fraction <= 1.0) {
+            return bad("full-fraction", "above 0 and at most 1");
+        }
+        let capped = self.full_fraction < 1.0;
+        if capped && (self.fast_simulations == 0 || self.fast_simulations > self.simulations) {
+            return bad(
+                "fast-simulations",
+                "at least 1 and at most --simulations (with --full-fraction below 1)",
+            );
+        }
+        if self.eval_every == 0 {
+            return bad("eval-every", "at least 1");
+        }
+        if self.keep_last == 0 {
+            return bad(
+                "keep-last",
+                "at least 1 (the newest checkpoint is the run's state)",
+            );
+        }
+        if self.games_per_iteration == 0 || self.parallel_games == 0 {
+            return bad("games-per-iteration and --parallel-games", "at least 1");
+        }
+        if !(self.value_mix >= 0.0 && self.value_mix <= 1.0) {
+            return bad("value-mix", "between 0 and 1");
+        }
+        if !(self.noise_fraction >= 0.0 && self.noise_fraction <= 1.0) {
+            return bad("noise-fraction", "between 0 and 1");
+        }
+        if !positive(f64::from(self.dirichlet_alpha)) || !positive(f64::from(self.c_puct)) {
+            return bad("dirichlet-alpha and --c-puct", "positive");
+        }
+        if self.batch_size == 0 || self.replay_capacity < self.batch_size {
+            return bad("batch-size", "at least 1 and at most --replay-capacity");
+        }
+        if !positive(self.sample_reuse)
+            || !positive(self.lr)
+            || !(positive(self.weight_decay) || self.weight_decay == 0.0)
+        {
+            return bad(
+                "sample-reuse, --lr and --weight-decay",
+                "positive (decay may be 0)",
+            );
+        }
+        if self.sample_reuse > MAX_SAMPLE_REUSE {
+            return bad(
+                "sample-reuse",
+                &format!(
+                    "at most {MAX_SAMPLE_REUSE} (times each new position is trained on, on \
+                     average; the default is 4)"
+                ),
+            );
+        }
+        if self.lr > MAX_LR {
+            return bad(
+                "lr",
+                &format!("at most {MAX_LR} (AdamW's step size; the default is 0.002)"),
+            );
+        }
+        if self.weight_decay > MAX_WEIGHT_DECAY {
+            return bad(
+                "weight-decay",
+                &format!("at most {MAX_WEIGHT_DECAY} (the default is 0.0001)"),
+            );
+        }
+        if self.threads.is_some_and(|t| t > MAX_THREADS) {
+            return bad("threads", "at most 1024");
+        }
+        for spec in self.baseline_specs() {
+            sowing_agents::from_spec(&spec).map_err(|e| TrainError::Args(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Refuse evaluation settings that `sowing arena` refuses, by its own checks: baselines
+    /// listed twice or too many, an odd number of games, an opening as long as a game may last or
+    /// one that random play seldom reaches (tried on the baselines' round robin, the first match
+    /// an evaluation plays). No games (`--eval-games 0`, no baselines) need none of this.
+    fn check_evaluation(&self, rules: &Rules) -> Result<(), TrainError> {
+        let baselines = self.baseline_specs();
+        if self.eval_games == 0 || baselines.is_empty() {
+            return Ok(());
+        }
+        sowing_eval::arena::check_agents(&baselines)
+            .map_err(|e| TrainError::Args(format!("--baselines: {e}")))?;
+        let pairs = (baselines.len() * (baselines.len() - 1) / 2).max(1) as u64;
+        sowing_eval::arena::check_games(self.eval_games, pairs, false)
+            .map_err(|e| TrainError::Args(format!("--eval-games: {e} (or 0 for none)")))?;
+        let round_robin = matches::Match {
+            rules: *rules,
+            seed: seed_from(stream(self.seed, EVALUATION, 0, u32::MAX)),
+            salts: matches::Salts::RATING,
+            opening_plies: self.eval_opening,
+            pairings: vec![matches::Pairing {
+                a: 0,
+                b: 1,
+                games: 0..u64::from(self.eval_games),
+            }],
+            threads: 1,
+            keep_records: false,
+        };
+        matches::check_openings(&round_robin)
+            .map_err(|e| TrainError::Args(format!("--eval-opening: {e}")))
+    }
+
+    /// Refuse a run that needs more memory than there is, before anything is allocated: the
+    /// network with its gradients and AdamW's two moments, a copy per self-play worker, the
+    /// replay buffer, and an iteration's self-play samples (its games at [`SAMPLE_PLIES`]).
+    fn check_memory(&self, holes: usize) -> Result<(), TrainError> {
+        let net = NetConfig {
+            holes,
+            hidden: self.hidden,
+            blocks: self.blocks,
+            lookahead: self.lookahead,
+            body: self.net,
+        };
+        let floats = |n: u128| n * 4;
+        let sample = floats((net.input_len() + holes + 1) as u128);
+        let workers = self
+            .threads()
+            .clamp(1, self.games_per_iteration.max(1) as usize) as u128;
+        let parts = [
+            (
+                "the network's copies",
+                floats(parameters(&net)) * (4 + workers),
+            ),
+            ("--replay-capacity", sample * self.replay_capacity as u128),
+            (
+                "--games-per-iteration",
+                sample * u128::from(SAMPLE_PLIES) * u128::from(self.games_per_iteration),
+            ),
+        ];
+        let needed: u128 = parts.iter().map(|(_, b)| b).sum();
+        let Some(available) = memory::available() else {
+            return Ok(());
+        };
+        if needed <= u128::from(available) {
+            return Ok(());
+        }
+        let detail: Vec<String> = parts
+            .iter()
+            .map(|(what, b)| format!("{what} {}", memory::size(*b)))
+            .collect();
+        Err(TrainError::Args(format!(
+            "this run needs {} of memory ({}), but {} is available: give a smaller --hidden, \
+             --blocks, --replay-capacity or --games-per-iteration",
+            memory::size(needed),
+            detail.join(", "),
+            memory::size(u128::from(available))
+        )))
+    }
+}
+
+/// Plies a self-play game is counted at when an iteration's samples are sized: more than most
+/// games last.
+const SAMPLE_PLIES: u32 = 150;
+
+/// The most `--sample-reuse`: past it an iteration's training steps outnumber any use, and one
+/// iteration could outlast every time budget.
+pub const MAX_SAMPLE_REUSE: f64 = 1000.0;
+
+/// The largest `--lr`: AdamW's steps are about the learning rate in size, so beyond 1 every
+/// step overshoots any weight of a network that learns.
+pub const MAX_LR: f64 = 1.0;
+
+/// The largest `--weight-decay`: decoupled decay shrinks each weight by `lr * decay` a step.
+pub const MAX_WEIGHT_DECAY: f64 = 1.0;
+
+/// Parameters of a network of shape `net`: the input layer, each block's norm and two square
+/// layers (convolutions over three holes for a ring), the final norm, the policy head and the
+/// two layers of the value head.
+fn parameters(net: &NetConfig) -> u128 {
+    let (h, n, i) = (
+        net.hidden as u128,
+        net.holes as u128,
+        net.input_len() as u128,
+    );
+    let (input, layer, policy, value_in) = match net.body {
+        Body::Mlp => (i * h + h, h * h + h, h * n + n, h),
+        Body::Ring => {
+            let c = net.ring_channels() as u128;
+            (3 * c * h + h, 3 * h * h + h, h + 1, 2 * n * h)
+        }
+    };
+    input
+        + net.blocks as u128 * (2 * h + 2 * layer)
+        + 2 * h
+        + policy
+        + (value_in * (h / 2) + h / 2)
+        + (h / 2 + 1)
+}
+
+/// The evaluation positions of `args` (which names them), checked to be of `rules`.
+fn read_positions(args: &Args, rules: &Rules) -> Result<PositionSet, TrainError> {
+    let path = args.eval_positions.as_deref().expect("positions are named");
+    let variant = args.variant.as_deref().unwrap_or("the run's rules");
+    accuracy::read_set(path, variant, rules)
+        .map_err(|e| TrainError::Args(format!("--eval-positions: {e}")))
+}
+
+/// The tablebase `args` names for self-play, checked to be of `rules`.
+fn open_table(args: &Args, rules: &Rules) -> Result<Option<Arc<Tablebase>>, TrainError> {
+    let Some(path) = &args.tablebase else {
+        return Ok(None);
+    };
+    let table =
+        shared_tablebase(path).map_err(|e| TrainError::Args(format!("--tablebase: {e}")))?;
+    table
+        .check_rules(rules)
+        .map_err(|e| TrainError::Args(format!("--tablebase: {e}")))?;
+    Ok(Some(table))
+}
+
+/// The size and hash of the evaluation positions file at `path`.
+fn positions_digest(path: &Path) -> Result<FileDigest, TrainError> {
+    checkpoint::digest(path).map_err(|e| match e {
+        CheckpointError::Io(_, e) => TrainError::Args(format!(
+            "--eval-positions: cannot read {}: {e}",
+            path.display()
+        )),
+        other => other.into(),
+    })
+}
+
+/// The default of a setting that older checkpoints lack.
+fn one() -> u32 {
+    1
+}
+
+/// The default `--full-fraction`: runs begun before it existed searched every move in full.
+fn every_move() -> f64 {
+    1.0
+}
+
+/// The default `--considered` (runs begun before `--root` existed searched with PUCT, which does
+/// not read it).
+fn sixteen() -> u32 {
+    16
+}
+
+/// How self-play searches the root (`--root`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootSearch {
+    /// AlphaZero's PUCT with Dirichlet noise; visit counts as the policy target.
+    #[default]
+    Puct,
+    /// Gumbel AlphaZero's sequential halving; the improved policy as the target.
+    Gumbel,
+}
+
+/// The `--keep-last` of runs begun before checkpoints were pruned: they keep every folder, so
+/// that resuming one removes nothing its owner kept.
+fn keep_everything() -> u32 {
+    u32::MAX
+}
+
+/// When `minutes` from now will be, if it is a time at all.
+fn deadline(minutes: Option<f64>) -> Option<Instant> {
+    let budget = std::time::Duration::try_from_secs_f64(minutes? * 60.0).ok()?;
+    Instant::now().checked_add(budget)
+}
+
+/// Whether `x` is a finite number above zero.
+fn positive(x: f64) -> bool {
+    x.is_finite() && x > 0.0
+}
+
+/// What went wrong in training.
+#[derive(Debug)]
+pub enum TrainError {
+    /// Arguments that cannot be used.
+    Args(String),
+    /// Reading or writing a checkpoint.
+    Checkpoint(CheckpointError),
+    /// libtorch failed.
+    Torch(String),
+    /// Training made the network's losses or weights infinite or not a number: nothing was
+    /// written, and the run's checkpoints are those before.
+    Diverged(String),
+}
+
+impl std::fmt::Display for TrainError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TrainError::Args(m) => f.write_str(m),
+            TrainError::Checkpoint(e) => e.fmt(f),
+            TrainError::Torch(m) => write!(f, "libtorch: {m}"),
+            TrainError::Diverged(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for TrainError {}
+
+impl From<CheckpointError> for TrainError {
+    fn from(e: CheckpointError) -> Self {
+        TrainError::Checkpoint(e)
+    }
+}
+
+/// What one iteration did and measured; one row of `metrics.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IterationMetrics {
+    /// Iteration number, from 1.
+    pub iteration: u32,
+    /// Training time at its end, over all sessions, in seconds.
+    pub seconds: f64,
+    /// Self-play games played.
+    pub games: u32,
+    /// Self-play positions (moves searched).
+    pub positions: u64,
+    /// Self-play positions per second.
+    pub positions_per_sec: f64,
+    /// Share of self-play games South won.
+    pub south_win_rate: f64,
+    /// Samples in the replay buffer after the iteration.
+    pub buffer: usize,
+    /// Training steps taken.
+    pub steps: u32,
+    /// Mean policy loss (cross-entropy with the search policy) over the steps.
+    pub policy_loss: f64,
+    /// Mean value loss (squared error) over the steps.
+    pub value_loss: f64,
+    /// Results against each baseline.
+    pub eval: Vec<MatchResult>,
+    /// Elo of the network against the rated baselines (`random` = 0), if evaluated.
+    pub elo: Option<f64>,
+    /// Half-width of the Elo's 95% interval.
+    pub elo_interval: Option<f64>,
+    /// The network's accuracy on the evaluation positions, if measured: how often its move kept
+    /// the result (of all positions, and of the critical ones) and the best margin.
+    #[serde(default)]
+    pub accuracy: Option<Kept>,
+    /// The same for the network alone: its policy's move, without search (one simulation).
+    /// The evaluation's search hides how the network itself improves (it finds what the policy
+    /// misses), so this is the sharper view of learning (docs/strength.md).
+    #[serde(default)]
+    pub policy_accuracy: Option<Kept>,
+}
+
+/// Where an iteration has got to, for progress bars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Rating the baselines against each other (once per run): pairs done of total.
+    RatingBaselines(u32, u32),
+    /// Self-play: games finished of total.
+    SelfPlay(u32, u32),
+    /// Training: steps done of total.
+    Training(u32, u32),
+    /// Evaluation: games finished of total.
+    Evaluation(u32, u32),
+    /// Evaluation on exact positions: positions done of total.
+    Accuracy(u32, u32),
+}
+
+/// The checkpoint metadata of this trainer.
+pub type TrainMeta = Meta<Args, IterationMetrics>;
+
+/// A training run in memory.
+#[derive(Debug)]
+pub struct Trainer {
+    args: Args,
+    rules: Rules,
+    dir: PathBuf,
+    vs: nn::VarStore,
+    net: PolicyValueNet,
+    optimizer: AdamW,
+    buffer: ReplayBuffer,
+    iteration: u32,
+    history: Vec<IterationMetrics>,
+    baseline_elo: BTreeMap<String, f64>,
+    seconds: f64,
+    /// The evaluation positions, if any.
+    positions: Option<PositionSet>,
+    /// The tablebase of self-play, if any.
+    table: Option<Arc<Tablebase>>,
+    /// When `--minutes` of this session are up: training steps stop there, however many an
+    /// iteration was to take.
+    deadline: Option<Instant>,
+    /// Held while the trainer lives: no other trainer writes its run directory meanwhile.
+    _lock: RunLock,
+}
+
+const TRAINING: u64 = 2;
+const EVALUATION: u64 = 3;
+const ACCURACY: u64 = 4;
+
+impl Trainer {
+    /// A new run: fresh weights seeded by `args.seed`. Refuses a directory that already holds one.
+    pub fn new(mut args: Args) -> Result<Trainer, TrainError> {
+        args.validate()?;
+        let rules =
+            Rules::preset(args.variant_name()?).map_err(|e| TrainError::Args(e.to_string()))?;
+        if args.eval_positions.is_none() {
+            let committed = accuracy::committed_set(args.variant_name()?);
+            args.eval_positions = committed.is_file().then_some(committed);
+        }
+        let positions = match &args.eval_positions {
+            None => None,
+            Some(path) => {
+                let set = read_positions(&args, &rules)?;
+                args.eval_positions_digest = Some(positions_digest(path)?);
+                Some(set)
+            }
+        };
+        args.check_memory(rules.holes())?;
+        args.check_evaluation(&rules)?;
+        let table = open_table(&args, &rules)?;
+        let dir = args.out_dir()?;
+        sowing_exact::output_file::prepare_dir(&dir)
+            .map_err(|e| TrainError::Args(format!("--out: {e}")))?;
+        let lock = RunLock::acquire(&dir)?;
+        if let Some(existing) = checkpoint::newest(&dir)? {
+            return Err(TrainError::Args(format!(
+                "{} already holds a run ({}); continue it with --resume {} or choose another --out",
+                dir.display(),
+                existing.display(),
+                dir.display()
+            )));
+        }
+        // One intra-op thread: the batches are small, and OpenMP's spinning threads cost more
+        // than they give (badly so on a busy machine); self-play runs a worker per thread.
+        tch::set_num_threads(1);
+        let net_config = NetConfig {
+            holes: rules.holes(),
+            hidden: args.hidden,
+            blocks: args.blocks,
+            lookahead: args.lookahead,
+            body: args.net,
+        };
+        let vs = nn::VarStore::new(Device::cuda_if_available());
+        let net = PolicyValueNet::seeded(&vs.root(), net_config, args.seed);
+        let optimizer = AdamW::new(&vs, args.lr, args.weight_decay);
+        let buffer = ReplayBuffer::new(
+            net_config.input_len(),
+            net_config.holes,
+            args.replay_capacity,
+        );
+        let ends = deadline(args.minutes);
+        Ok(Trainer {
+            args,
+            rules,
+            dir,
+            vs,
+            net,
+            optimizer,
+            buffer,
+            iteration: 0,
+            history: Vec::new(),
+            baseline_elo: BTreeMap::new(),
+            seconds: 0.0,
+            positions,
+            table,
+            deadline: ends,
+            _lock: lock,
+        })
+    }
+
+    /// Continue a run from its newest checkpoint: `dir` is the run directory, or its newest
+    /// `iter-NNNNNN` folder (whose parent is then the run directory, where the next checkpoints
+    /// go). Settings come from the checkpoint; `budget` supplies `iterations`, `minutes` and
+    /// `threads`, and a `variant` in it that differs from the checkpoint's is refused.
+    pub fn resume(dir: &Path, budget: &Args) -> Result<Trainer, TrainError> {
+        Trainer::resume_given(dir, budget, &[])
+    }
+
+    /// [`Trainer::resume`] for a command line that gave the settings `given` (the names of
+    /// [`Args`]' fields, as clap names its arguments): those of [`RESUME_CHANGES`] are taken
+    /// from `budget`, and any other whose value in `budget` is not the run's own is refused,
+    /// naming the flag and the run's value, rather than dropped.
+    pub fn resume_given(dir: &Path, budget: &Args, given: &[&str]) -> Result<Trainer, TrainError> {
+        let found = checkpoint::resolve(dir)?;
+        let run = if dir.join(checkpoint::META).is_file() {
+            match dir.parent() {
+                Some(parent) if parent.as_os_str().is_empty() => Path::new("."),
+                Some(parent) => parent,
+                None => dir,
+            }
+        } else {
+            dir
+        };
+        let lock = RunLock::acquire(run)?;
+        let newest = checkpoint::newest(run)?;
+        if newest.as_deref().is_some_and(|n| !same_folder(n, &found)) {
+            return Err(TrainError::Args(format!(
+                "{} is not the newest checkpoint of its run {} ({} is): resume the run with \
+                 --resume {}",
+                found.display(),
+                run.display(),
+                newest.unwrap_or_default().display(),
+                run.display()
+            )));
+        }
+        let meta: TrainMeta = checkpoint::read_meta(&found)?;
+        if let Some(v) = &budget.variant
+            && Some(v) != meta.args.variant.as_ref()
+        {
+            let trained = meta.args.variant.as_deref().unwrap_or("custom rules");
+            return Err(CheckpointError::Mismatch(
+                found,
+                format!("it was trained on {trained}, not {v}"),
+            )
+            .into());
+        }
+        if !found.join(TRAINER).is_file() {
+            return Err(CheckpointError::Missing(
+                found,
+                format!("{TRAINER} is missing; only the newest iteration of a run can be resumed"),
+            )
+            .into());
+        }
+        refuse_changes(&meta.args, budget, given, run)?;
+        let mut args = meta.args.clone();
+        args.iterations = budget.iterations;
+        args.minutes = budget.minutes;
+        args.threads = budget.threads;
+        if given.contains(&"keep_last") {
+            args.keep_last = budget.keep_last;
+        }
+        if given.contains(&"keep_every") {
+            args.keep_every = budget.keep_every;
+        }
+        args.out = Some(run.to_owned());
+        args.validate()?;
+        let positions = match &args.eval_positions {
+            None => None,
+            Some(path) => {
+                let now = positions_digest(path)?;
+                if args.eval_positions_digest != Some(now) {
+                    return Err(TrainError::Args(format!(
+                        "the evaluation positions {} changed since the run began (its size and \
+                         hash differ), so its accuracy would not go on comparably; restore the \
+                         file, or start a new run",
+                        path.display()
+                    )));
+                }
+                Some(read_positions(&args, &meta.rules)?)
+            }
+        };
+        args.check_memory(meta.rules.holes())?;
+        let table = open_table(&args, &meta.rules)?;
+        tch::set_num_threads(1);
+        let weights = checkpoint::Weights::read(&found, &meta.rules, meta.net)?;
+        let vs = nn::VarStore::new(Device::cuda_if_available());
+        let net = PolicyValueNet::new(&vs.root(), meta.net);
+        weights.copy_into(&vs)?;
+        let mut optimizer = AdamW::new(&vs, args.lr, args.weight_decay);
+        let path = found.join(TRAINER);
+        let saved: BTreeMap<String, Tensor> = Tensor::load_multi(&path)
+            .map_err(|e| CheckpointError::Corrupt(path.clone(), e.to_string()))?
+            .into_iter()
+            .collect();
+        optimizer
+            .load_state(&saved)
+            .map_err(|e| CheckpointError::Corrupt(path.clone(), e))?;
+        let buffer =
+            ReplayBuffer::from_state(&saved).map_err(|e| CheckpointError::Corrupt(path, e))?;
+        let ends = deadline(args.minutes);
+        Ok(Trainer {
+            args,
+            rules: meta.rules,
+            dir: run.to_owned(),
+            vs,
+            net,
+            optimizer,
+            buffer,
+            iteration: meta.iteration,
+            history: meta.history,
+            baseline_elo: meta.baseline_elo,
+            seconds: meta.seconds,
+            positions,
+            table,
+            deadline: ends,
+            _lock: lock,
+        })
+    }
+
+    /// The run's arguments.
+    pub fn args(&self) -> &Args {
+        &self.args
+    }
+
+    /// The rules it trains on.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The run directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Iterations completed.
+    pub fn iteration(&self) -> u32 {
+        self.iteration
+    }
+
+    /// Metrics of every iteration so far.
+    pub fn history(&self) -> &[IterationMetrics] {
+        &self.history
+    }
+
+    /// The baselines' ratings (empty before the first evaluation).
+    pub fn baseline_elo(&self) -> &BTreeMap<String, f64> {
+        &self.baseline_elo
+    }
+
+    /// The network.
+    pub fn net(&mut self) -> &mut PolicyValueNet {
+        &mut self.net
+    }
+
+    /// The network's variables, by name.
+    pub fn variables(&self) -> BTreeMap<String, Tensor> {
+        self.vs.variables().into_iter().collect()
+    }
+
+    /// Whether the budget allows another iteration, given this session's elapsed seconds and the
+    /// length of the last iteration.
+    pub fn wants_more(&self, session_seconds: f64, last_iteration_seconds: f64) -> bool {
+        if self.args.iterations.is_some_and(|k| self.iteration >= k) {
+            return false;
+        }
+        match self.args.minutes {
+            Some(m) => session_seconds + 0.5 * last_iteration_seconds < m * 60.0,
+            None => true,
+        }
+    }
+
+    /// One iteration: self-play, training, evaluation, checkpoint. Returns its metrics.
+    pub fn iterate(
+        &mut self,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<IterationMetrics, TrainError> {
+        let started = Instant::now();
+        let next = self.iteration + 1;
+        let (played, (steps, policy_loss, value_loss)) = if self.args.overlap {
+            // Learn from what the buffer held before this iteration's games, while they play.
+            let learnt = self.history.last().map_or(0, |m| m.positions);
+            self.self_play(next, Some(learnt), progress)
+        } else {
+            let (played, _) = self.self_play(next, None, progress);
+            let learnt = self.train(next, played.positions, progress);
+            (played, learnt)
+        };
+        self.check_finite(next, steps, policy_loss, value_loss)?;
+        let SelfPlayed {
+            games,
+            positions,
+            south_wins,
+            seconds: play_secs,
+        } = played;
+        let eval = self.rate(next, progress)?;
+        let accuracy = self.accuracy(next, self.args.eval_simulations, progress)?;
+        let policy_accuracy = self.accuracy(next, 1, progress)?;
+        let (elo, elo_interval) = if eval.is_empty() {
+            (None, None)
+        } else {
+            let rated: Vec<(f64, Rate)> = eval
+                .iter()
+                .map(|m| {
+                    let score = Rate::new(m.points(), u64::from(m.games()));
+                    (self.baseline_elo[&m.opponent], score)
+                })
+                .collect();
+            let (elo, half) = rate_against(&rated, Z95_ROUNDED);
+            (Some(elo), Some(half))
+        };
+        self.seconds += started.elapsed().as_secs_f64();
+        let metrics = IterationMetrics {
+            iteration: next,
+            seconds: self.seconds,
+            games,
+            positions,
+            positions_per_sec: positions as f64 / play_secs.max(1e-9),
+            south_win_rate: f64::from(south_wins) / f64::from(games.max(1)),
+            buffer: self.buffer.len(),
+            steps,
+            policy_loss,
+            value_loss,
+            eval,
+            elo,
+            elo_interval,
+            accuracy,
+            policy_accuracy,
+        };
+        self.iteration = next;
+        self.history.push(metrics.clone());
+        self.save()?;
+        Ok(metrics)
+    }
+
+    /// Play the iteration's self-play games and add their positions to the replay buffer.
+    /// The games are dealt to one worker per thread (game `g` to worker `g % threads`), each with
+    /// its own copy of the network and `parallel_games` games at a time; their
+    /// positions are added worker by worker, so the buffer does not depend on timing. With
+    /// `learn = Some(positions)` the training steps for `positions` new positions run on this
+    /// thread while the workers play, on the buffer as it was before these games (`--overlap`);
+    /// their losses are returned beside the games (zeros without).
+    fn self_play(
+        &mut self,
+        iteration: u32,
+        learn: Option<u64>,
+        progress: &mut dyn FnMut(Progress),
+    ) -> (SelfPlayed, (u32, f64, f64)) {
+        let started = Instant::now();
+        let total = self.args.games_per_iteration;
+        let workers = (self.args.threads() as u32).clamp(1, total);
+        let mut evaluators = Vec::new();
+        for _ in 0..workers {
+            let mut vs = nn::VarStore::new(self.vs.device());
+            let mut net = PolicyValueNet::new(&vs.root(), self.net.config());
+            vs.copy(&self.vs)
+                .expect("a network copies into one of its own shape");
+            // The network draws nothing from the stream; it is there for the trait.
+            let mut eval_rng = stream(self.args.seed, SELF_PLAY, iteration, u32::MAX);
+            let table = self.table.clone();
+            evaluators.push(move |states: &[sowing_env::State], out: &mut [_]| {
+                // The worker owns the copy's variables as long as it plays with them.
+                let _variables = &vs;
+                match &table {
+                    Some(table) => TablebaseEvaluator::new(Arc::clone(table), &mut net)
+                        .evaluate_batch(states, &mut eval_rng, out),
+                    None => net.evaluate_batch(states, &mut eval_rng, out),
+                }
+                Ok::<(), Infallible>(())
+            });
+        }
+        progress(Progress::SelfPlay(0, total));
+        let config = self.self_play_config();
+        let mut learner = Learner {
+            args: &self.args,
+            net: &mut self.net,
+            optimizer: &mut self.optimizer,
+            buffer: &self.buffer,
+            device: self.vs.device(),
+            deadline: self.deadline,
+        };
+        let mut learnt = None;
+        let Ok(played) = self_play::play_dealt(
+            &self.rules,
+            &config,
+            self.args.seed,
+            iteration,
+            0,
+            total,
+            self.args.parallel_games.saturating_mul(workers),
+            evaluators,
+            &mut |done| {
+                // The first report comes 20 ms into the games: the steps run while they play.
+                if let (Some(positions), None) = (learn, learnt) {
+                    learnt = Some(learner.train(iteration, positions, progress));
+                }
+                progress(Progress::SelfPlay(done, total));
+            },
+        );
+        // Games too quick to report once leave the steps to be taken after them.
+        let learnt = match (learn, learnt) {
+            (Some(positions), None) => learner.train(iteration, positions, progress),
+            (_, learnt) => learnt.unwrap_or((0, 0.0, 0.0)),
+        };
+        let positions = played.samples.len() as u64;
+        for sample in played.samples {
+            self.buffer.push(&Sample {
+                input: sample.input,
+                policy: sample.policy,
+                value: sample.value,
+            });
+        }
+        progress(Progress::SelfPlay(total, total));
+        let played = SelfPlayed {
+            games: total,
+            positions,
+            south_wins: played.south_wins,
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        (played, learnt)
+    }
+
+    /// Refuse to go on from training that made the losses or the weights infinite or not a
+    /// number (a learning rate far too high, say): such a network would be written over the
+    /// run's good checkpoints and play nothing. The trainer is of no further use after this.
+    fn check_finite(
+        &self,
+        iteration: u32,
+        steps: u32,
+        policy_loss: f64,
+        value_loss: f64,
+    ) -> Result<(), TrainError> {
+        let broken = self
+            .vs
+            .variables()
+            .into_iter()
+            .find(|(_, t)| t.isfinite().all().int64_value(&[]) == 0)
+            .map(|(name, _)| name);
+        let what = match broken {
+            Some(name) => format!("the network's weights ({name}, and maybe others) are"),
+            None if !policy_loss.is_finite() => format!("the policy loss ({policy_loss}) is"),
+            None if !value_loss.is_finite() => format!("the value loss ({value_loss}) is"),
+            None => return Ok(()),
+        };
+        let written = match self.iteration {
+            0 => "no checkpoint was written".to_string(),
+            last => format!(
+                "the run's checkpoints end at iteration {last}, as they were (iteration \
+                 {iteration} was not written)"
+            ),
+        };
+        Err(TrainError::Diverged(format!(
+            "training diverged in iteration {iteration}: after {steps} training steps {what} no \
+             longer finite; {written}. A learning rate too high for the network is the usual \
+             cause (this run's is --lr {}): start a new run with a smaller --lr",
+            self.args.lr
+        )))
+    }
+
+    /// How self-play searches and chooses its moves.
+    fn self_play_config(&self) -> SelfPlayConfig {
+        SelfPlayConfig {
+            puct: self.args.puct(self.args.simulations),
+            temperature_plies: self.args.temperature_plies,
+            opening_plies: self.args.opening_plies,
+            value_mix: self.args.value_mix,
+            lookahead: self.args.lookahead,
+            gumbel: self.args.gumbel(),
+            playout_cap: (self.args.full_fraction < 1.0).then_some(PlayoutCap {
+                full_fraction: self.args.full_fraction,
+                fast_simulations: self.args.fast_simulations,
+            }),
+        }
+    }
+
+    /// Train on the replay buffer for `positions` new positions (see [`Learner::train`]).
+    fn train(
+        &mut self,
+        iteration: u32,
+        positions: u64,
+        progress: &mut dyn FnMut(Progress),
+    ) -> (u32, f64, f64) {
+        Learner {
+            args: &self.args,
+            net: &mut self.net,
+            optimizer: &mut self.optimizer,
+            buffer: &self.buffer,
+            device: self.vs.device(),
+            deadline: self.deadline,
+        }
+        .train(iteration, positions, progress)
+    }
+
+    /// Play every baseline (rating them first, once per run). Empty when evaluation is off.
+    fn rate(
+        &mut self,
+        iteration: u32,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Vec<MatchResult>, TrainError> {
+        let games = self.args.eval_games;
+        let baselines = self.args.baseline_specs();
+        if games == 0 || baselines.is_empty() || !self.evaluates(iteration) {
+            return Ok(Vec::new());
+        }
+        if self.baseline_elo.is_empty() {
+            self.rate_baselines(&baselines, progress)?;
+        }
+        let config = self.args.puct(self.args.eval_simulations);
+        let total = games * baselines.len() as u32;
+        let mut results = Vec::new();
+        progress(Progress::Evaluation(0, total));
+        for (b, spec) in baselines.iter().enumerate() {
+            let seed = seed_from(stream(self.args.seed, EVALUATION, iteration, b as u32));
+            let done_before = games * b as u32;
+            let setup = rating::MatchSetup {
+                rules: self.rules,
+                opponent: spec.clone(),
+                games,
+                seed,
+                threads: self.args.threads(),
+                opening: self.args.eval_opening,
+            };
+            let result =
+                rating::play_network_matches(&mut self.net, &config, &setup, &mut |done| {
+                    progress(Progress::Evaluation(done_before + done, total))
+                })
+                .map_err(|e| TrainError::Args(e.to_string()))?;
+            results.push(result);
+        }
+        Ok(results)
+    }
+
+    /// Whether iteration `iteration` ends with an evaluation.
+    fn evaluates(&self, iteration: u32) -> bool {
+        iteration == 1 || iteration % self.args.eval_every == 0
+    }
+
+    /// The network's accuracy on the evaluation positions, searching `simulations` per move (1:
+    /// the policy alone); `None` when there are none or no evaluation is due. Every evaluation
+    /// draws the same streams.
+    fn accuracy(
+        &mut self,
+        iteration: u32,
+        simulations: u32,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Option<Kept>, TrainError> {
+        let Some(set) = &self.positions else {
+            return Ok(None);
+        };
+        if !self.evaluates(iteration) {
+            return Ok(None);
+        }
+        let total = set.positions.len() as u32;
+        progress(Progress::Accuracy(0, total));
+        let seed = seed_from(stream(self.args.seed, ACCURACY, 0, 0));
+        let measured = rating::network_accuracy(
+            &mut self.net,
+            &self.args.puct(simulations),
+            &self.rules,
+            &set.positions,
+            seed,
+            &mut |done| progress(Progress::Accuracy(done as u32, total)),
+        )
+        .map_err(|e| TrainError::Args(e.to_string()))?;
+        Ok(Some(measured.kept))
+    }
+
+    /// Rate the baselines by a round robin of `eval_games` games per pair, `random` (or the first
+    /// baseline) anchored at 0.
+    fn rate_baselines(
+        &mut self,
+        baselines: &[String],
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(), TrainError> {
+        let mut names = baselines.to_vec();
+        if let Some(pos) = names.iter().position(|n| n == "random") {
+            names.swap(0, pos);
+        }
+        let pairs = (names.len() * names.len().saturating_sub(1) / 2) as u32;
+        progress(Progress::RatingBaselines(0, pairs));
+        let seed = seed_from(stream(self.args.seed, EVALUATION, 0, u32::MAX));
+        let ratings = matches::rate_round_robin(
+            &self.rules,
+            &names,
+            &from_spec,
+            u64::from(self.args.eval_games),
+            seed,
+            self.args.eval_opening,
+            self.args.threads(),
+            &mut |done| progress(Progress::RatingBaselines(done, pairs)),
+        )
+        .map_err(|e| TrainError::Args(e.to_string()))?;
+        self.baseline_elo = names.into_iter().zip(ratings).collect();
+        Ok(())
+    }
+
+    /// Write the checkpoint of the current iteration.
+    fn save(&self) -> Result<PathBuf, TrainError> {
+        let mut meta = TrainMeta {
+            format: checkpoint::FORMAT.to_string(),
+            version: checkpoint::VERSION,
+            iteration: self.iteration,
+            rules: self.rules,
+            net: self.net.config(),
+            args: self.args.clone(),
+            history: self.history.clone(),
+            baseline_elo: self.baseline_elo.clone(),
+            seconds: self.seconds,
+            files: BTreeMap::new(),
+        };
+        let mut state = self.optimizer.state();
+        state.extend(self.buffer.state());
+        let variables = self.variables();
+        let weights: Vec<(&str, &Tensor)> =
+            variables.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let state: Vec<(&str, &Tensor)> = state.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let path = checkpoint::write(&self.dir, &mut meta, |tmp| {
+            checkpoint::save_tensors(&tmp.join(WEIGHTS), &weights)?;
+            checkpoint::save_safetensors(&tmp.join(SAFETENSORS), &weights)?;
+            checkpoint::save_tensors(&tmp.join(TRAINER), &state)
+        })?;
+        checkpoint::prune(
+            &self.dir,
+            self.iteration,
+            self.args.keep_last,
+            self.args.keep_every,
+        )?;
+        Ok(path)
+    }
+}
+
+/// What an iteration's self-play played: games, positions, South's wins and seconds taken.
+struct SelfPlayed {
+    games: u32,
+    positions: u64,
+    south_wins: u32,
+    seconds: f64,
+}
+
+/// What training changes and reads, borrowed apart from the rest of the trainer so that it can
+/// learn while self-play borrows the rules and the table (`--overlap`).
+struct Learner<'a> {
+    args: &'a Args,
+    net: &'a mut PolicyValueNet,
+    optimizer: &'a mut AdamW,
+    buffer: &'a ReplayBuffer,
+    device: Device,
+    /// No step is begun after this.
+    deadline: Option<Instant>,
+}
+
+impl Learner<'_> {
+    /// Train on the replay buffer: `positions * sample_reuse / batch_size` AdamW steps, or as
+    /// many as there is time for before the session's deadline (`--minutes`). Returns the steps
+    /// taken and the mean policy and value losses.
+    fn train(
+        &mut self,
+        iteration: u32,
+        positions: u64,
+        progress: &mut dyn FnMut(Progress),
+    ) -> (u32, f64, f64) {
+        let batch = self.args.batch_size.min(self.buffer.len());
+        if batch == 0 {
+            return (0, 0.0, 0.0);
+        }
+        let steps = ((positions as f64 * self.args.sample_reuse) / batch as f64).ceil() as u32;
+        let mut rng = stream(self.args.seed, TRAINING, iteration, 0);
+        let device = self.device;
+        let (mut policy_sum, mut value_sum) = (0.0, 0.0);
+        progress(Progress::Training(0, steps));
+        let mut taken = 0;
+        for step in 0..steps {
+            if self.deadline.is_some_and(|end| Instant::now() >= end) {
+                break;
+            }
+            let b = self.buffer.sample(batch, &mut rng);
+            let (logits, value) = self.net.forward(&b.inputs.to_device(device));
+            let policy_loss = -(b.policies.to_device(device) * logits.log_softmax(-1, Kind::Float))
+                .sum_dim_intlist(-1, false, Kind::Float)
+                .mean(Kind::Float);
+            let value_loss = (value - b.values.to_device(device))
+                .square()
+                .mean(Kind::Float);
+            let loss = &policy_loss + &value_loss;
+            self.optimizer.backward_step(&loss);
+            policy_sum += policy_loss.double_value(&[]);
+            value_sum += value_loss.double_value(&[]);
+            taken = step + 1;
+            progress(Progress::Training(taken, steps));
+        }
+        let s = f64::from(taken.max(1));
+        (taken, policy_sum / s, value_sum / s)
+    }
+}
+
+/// The settings a resumed run takes from its command line: its budget, its threads and which of
+/// its checkpoints it keeps (names of [`Args`]' fields). Every other setting is the run's own,
+/// since changing it would make the rest of the run another run.
+pub const RESUME_CHANGES: [&str; 5] = [
+    "iterations",
+    "minutes",
+    "threads",
+    "keep_last",
+    "keep_every",
+];
+
+/// Refuse settings `given` on the command line of a resumed run whose values in `budget` are
+/// not the run's own (`run`'s `ours`), naming the first such flag and what the run has.
+fn refuse_changes(
+    ours: &Args,
+    budget: &Args,
+    given: &[&str],
+    run: &Path,
+) -> Result<(), TrainError> {
+    let (ours_json, theirs_json) = (
+        serde_json::to_value(ours).expect("arguments serialise"),
+        serde_json::to_value(budget).expect("arguments serialise"),
+    );
+    for &name in given {
+        // `--variant` has its own refusal (the checkpoint's rules); `--resume` is the run.
+        if RESUME_CHANGES.contains(&name) || name == "resume" || name == "variant" {
+            continue;
+        }
+        let flag = format!("--{}", name.replace('_', "-"));
+        let same = match name {
+            "out" => budget
+                .out
+                .as_deref()
+                .is_some_and(|out| same_folder(out, run)),
+            "tablebase" | "eval_positions" => {
+                let path = |a: &Args| {
+                    if name == "tablebase" {
+                        a.tablebase.clone()
+                    } else {
+                        a.eval_positions.clone()
+                    }
+                };
+                match (path(ours), path(budget)) {
+                    (Some(a), Some(b)) => same_folder(&a, &b),
+                    (a, b) => a == b,
+                }
+            }
+            _ => ours_json.get(name) == theirs_json.get(name),
+        };
+        if same {
+            continue;
+        }
+        let run_has = match name {
+            "out" => format!("the run is in {} and goes on there", run.display()),
+            _ => match ours_json.get(name) {
+                None | Some(serde_json::Value::Null) => {
+                    format!("the run in {} has no {flag}", run.display())
+                }
+                Some(value) => format!("the run in {} has {flag} {}", run.display(), shown(value)),
+            },
+        };
+        let given = match theirs_json.get(name) {
+            Some(serde_json::Value::Null) | None => flag.clone(),
+            Some(value) => format!("{flag} {}", shown(value)),
+        };
+        return Err(TrainError::Args(format!(
+            "{given} was given with --resume, but {run_has}, and a resumed run keeps its own \
+             settings: drop {flag} to go on with the run, or start a new run with another \
+             --out (only --iterations, --minutes, --threads, --keep-last and --keep-every may \
+             change on --resume)"
+        )));
+    }
+    Ok(())
+}
+
+/// A setting's value as it is typed: `64`, `0.002`, `runs/x.tb`, `random,greedy`.
+fn shown(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether `a` and `b` name the same folder or file (one may be relative, or reached by a link).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// A seed drawn from a stream, for code that takes a `u64`.
+fn seed_from(mut rng: ChaCha8Rng) -> u64 {
+    rand::Rng::next_u64(&mut rng)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parameter_count_is_the_networks() {
+        for (holes, hidden, blocks, lookahead, body) in [
+            (6, 8, 1, true, Body::Mlp),
+            (10, 64, 3, false, Body::Mlp),
+            (8, 33, 0, true, Body::Mlp),
+            (6, 8, 1, true, Body::Ring),
+            (10, 16, 2, false, Body::Ring),
+            (7, 33, 0, true, Body::Ring),
+        ] {
+            let net = NetConfig {
+                holes,
+                hidden,
+                blocks,
+                lookahead,
+                body,
+            };
+            let vs = nn::VarStore::new(Device::Cpu);
+            let _built = PolicyValueNet::new(&vs.root(), net);
+            let count: i64 = vs
+                .variables()
+                .values()
+                .map(Tensor::numel)
+                .map(|n| n as i64)
+                .sum();
+            assert_eq!(parameters(&net), count as u128, "{net:?}");
+        }
+    }
+}
