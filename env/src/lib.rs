@@ -63,7 +63,7 @@ pub use outcome::Outcome;
 pub use player::{ByPlayer, Player};
 pub use preset::{PRESETS, Preset, preset_source};
 pub use record::GameRecord;
-pub use rules::{MAX_HOLES, MAX_TOTAL_SEEDS, Rules, RulesSpec};
+pub use rules::{MAX_HOLES, MAX_TOTAL_SEEDS, OUTSIDE_TREE_FIELDS, Rules, RulesSpec, TREE_FIELDS};
 pub use sow::{Sowing, sow};
 pub use state::{LegalActions, MoveInfo, State};
 pub use switches::{Direction, Trigger};

@@ -91,6 +91,16 @@ impl RulesSpec {
     }
 }
 
+/// The rules fields that shape the game tree (which moves there are and where they lead), in
+/// the order a difference is reported: tables and the exact searches serve any rules that agree
+/// on them. `seeds` (a table's positions hold any number) and `max_plies` (the exact searches
+/// ignore the cap) do not. A new rule switch that changes the moves belongs here; a test fails
+/// when a field of [`RulesSpec`] is in neither list.
+pub const TREE_FIELDS: &[&str] = &["holes", "trigger", "direction", "skip_origin", "max_laps"];
+
+/// The rules fields that leave the game tree as it is (see [`TREE_FIELDS`]).
+pub const OUTSIDE_TREE_FIELDS: &[&str] = &["seeds", "max_plies"];
+
 impl Rules {
     /// The default lap cap of `RULES.md`.
     pub const DEFAULT_MAX_LAPS: u32 = 10_000;
@@ -158,6 +168,36 @@ impl Rules {
     }
 
     /// The fields as a plain struct.
+    /// Whether `self` and `other` have the same game tree: they agree on every field of
+    /// [`TREE_FIELDS`]. For the hot path of a table's probe: one comparison of the rules with
+    /// the other fields set aside.
+    #[inline]
+    pub fn same_tree(&self, other: &Rules) -> bool {
+        let bare = |r: &Rules| Rules {
+            seeds: 0,
+            max_plies: 0,
+            ..*r
+        };
+        bare(self) == bare(other)
+    }
+
+    /// The first field of [`TREE_FIELDS`] in which `self` and `other` differ, with the two
+    /// values as rules files write them; `None` for the same game tree.
+    pub fn tree_difference(&self, other: &Rules) -> Option<(&'static str, String, String)> {
+        let (a, b) = (
+            serde_json::to_value(self.spec()).expect("rules serialise"),
+            serde_json::to_value(other.spec()).expect("rules serialise"),
+        );
+        let text = |v: &serde_json::Value| match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        TREE_FIELDS
+            .iter()
+            .find(|f| a[**f] != b[**f])
+            .map(|f| (*f, text(&a[*f]), text(&b[*f])))
+    }
+
     pub fn spec(&self) -> RulesSpec {
         RulesSpec::from(*self)
     }
@@ -330,5 +370,70 @@ impl FromStr for Rules {
 impl fmt::Display for Rules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.summary())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rules_field_is_in_the_game_tree_or_outside_it() {
+        let spec = Rules::preset("en-dodoi-6").unwrap().spec();
+        let fields: Vec<String> = match serde_json::to_value(spec).unwrap() {
+            serde_json::Value::Object(map) => map.keys().cloned().collect(),
+            other => panic!("rules serialise as an object, got {other}"),
+        };
+        for field in &fields {
+            let inside = TREE_FIELDS.contains(&field.as_str());
+            let outside = OUTSIDE_TREE_FIELDS.contains(&field.as_str());
+            assert!(
+                inside != outside,
+                "{field}: list it in TREE_FIELDS (it changes the moves) or in OUTSIDE_TREE_FIELDS"
+            );
+        }
+        assert_eq!(fields.len(), TREE_FIELDS.len() + OUTSIDE_TREE_FIELDS.len());
+    }
+
+    #[test]
+    fn the_game_tree_is_compared_field_by_field() {
+        let base = Rules::preset("en-dodoi-6").unwrap();
+        let with = |change: &dyn Fn(&mut RulesSpec)| {
+            let mut spec = base.spec();
+            change(&mut spec);
+            Rules::new(spec).unwrap()
+        };
+        let more_seeds = with(&|s| s.seeds = 3);
+        let longer = with(&|s| s.max_plies = 50);
+        assert!(base.same_tree(&more_seeds) && base.same_tree(&longer));
+        assert_eq!(base.tree_difference(&more_seeds), None);
+        for (rules, field, a, b) in [
+            (with(&|s| s.holes = 7), "holes", "6", "7"),
+            (
+                with(&|s| s.trigger = Trigger::Leave),
+                "trigger",
+                "take",
+                "leave",
+            ),
+            (
+                with(&|s| s.direction = Direction::Parity),
+                "direction",
+                "ccw",
+                "parity",
+            ),
+            (
+                with(&|s| s.skip_origin = true),
+                "skip_origin",
+                "false",
+                "true",
+            ),
+            (with(&|s| s.max_laps = 9), "max_laps", "10000", "9"),
+        ] {
+            assert!(!base.same_tree(&rules), "{field}");
+            assert_eq!(
+                base.tree_difference(&rules),
+                Some((field, a.to_string(), b.to_string()))
+            );
+        }
     }
 }

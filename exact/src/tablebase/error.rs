@@ -1,6 +1,7 @@
 //! Every way building, reading or probing a tablebase is refused. Each message says which file
 //! (or which build), what was wrong, and what would be accepted.
 
+use sowing_env::{OUTSIDE_TREE_FIELDS, TREE_FIELDS};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -106,11 +107,13 @@ impl fmt::Display for TablebaseError {
                     Some(p) => format!("tablebase {}", p.display()),
                     None => "this tablebase".to_string(),
                 };
+                let (last, rest) = TREE_FIELDS.split_last().expect("fields shape the tree");
                 write!(
                     f,
                     "{which} was built for other rules: {field} is {table} there, {asked} here \
-                     (holes, trigger, direction, skip_origin and max_laps must match; seeds and \
-                     max_plies may differ)"
+                     ({} and {last} must match; {} may differ)",
+                    rest.join(", "),
+                    OUTSIDE_TREE_FIELDS.join(" and ")
                 )
             }
             TablebaseError::OutOfMemory {

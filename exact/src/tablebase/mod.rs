@@ -236,32 +236,6 @@ pub struct LayerStats {
     pub cyclic: u64,
 }
 
-/// The first rules field that changes the game tree and differs between `a` and `b`, with both
-/// values.
-fn tree_difference(a: &Rules, b: &Rules) -> Option<(&'static str, String, String)> {
-    let (a, b) = (a.spec(), b.spec());
-    let pair = |x: &dyn std::fmt::Debug, y: &dyn std::fmt::Debug| {
-        (
-            format!("{x:?}").to_lowercase(),
-            format!("{y:?}").to_lowercase(),
-        )
-    };
-    let (field, (x, y)) = if a.holes != b.holes {
-        ("holes", pair(&a.holes, &b.holes))
-    } else if a.trigger != b.trigger {
-        ("trigger", pair(&a.trigger, &b.trigger))
-    } else if a.direction != b.direction {
-        ("direction", pair(&a.direction, &b.direction))
-    } else if a.skip_origin != b.skip_origin {
-        ("skip_origin", pair(&a.skip_origin, &b.skip_origin))
-    } else if a.max_laps != b.max_laps {
-        ("max_laps", pair(&a.max_laps, &b.max_laps))
-    } else {
-        return None;
-    };
-    Some((field, x, y))
-}
-
 /// The values of every position with at most [`Tablebase::max_seeds`] seeds on the board.
 /// A clone copies the values (a byte per position).
 #[derive(Clone)]
@@ -376,7 +350,7 @@ impl Tablebase {
     /// Whether states of `rules` can be probed here: `Ok` when every field that shapes the game
     /// tree matches, else [`TablebaseError::OtherRules`] naming the first that differs.
     pub fn check_rules(&self, rules: &Rules) -> Result<(), TablebaseError> {
-        match tree_difference(&self.rules, rules) {
+        match self.rules.tree_difference(rules) {
             None => Ok(()),
             Some((field, table, asked)) => Err(TablebaseError::OtherRules {
                 path: self.path.clone(),
@@ -424,7 +398,7 @@ impl Tablebase {
     /// [`Tablebase::value`], and whether perfect play from `state` never ends.
     #[inline]
     pub fn probe(&self, state: &State) -> Option<Probe> {
-        if shapes_differ(&self.rules, state.rules()) {
+        if !self.rules.same_tree(state.rules()) {
             return None;
         }
         if state.is_over() {
@@ -503,15 +477,4 @@ impl Tablebase {
             })
             .collect()
     }
-}
-
-/// Whether `a` and `b` differ in a field that shapes the game tree: [`tree_difference`] without
-/// the words, for probing.
-#[inline(always)]
-fn shapes_differ(a: &Rules, b: &Rules) -> bool {
-    a.holes() != b.holes()
-        || a.trigger() != b.trigger()
-        || a.direction() != b.direction()
-        || a.skip_origin() != b.skip_origin()
-        || a.max_laps() != b.max_laps()
 }
