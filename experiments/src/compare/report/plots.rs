@@ -1,7 +1,7 @@
 //! The report's plots, drawn from the figures into `DIR/plots`: balance per agent, skill chains,
 //! search sensitivity, game lengths, accuracy per agent level and learning curves.
 
-use crate::compare::figures::{Figures, measured};
+use crate::compare::figures::{Chain, Figures, VariantFigures, measured};
 use crate::compare::learn::Learning;
 use crate::compare::plan::{ACCURACY_AGENTS, BALANCE_AGENTS};
 use crate::plot::{
@@ -13,25 +13,89 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// A plot of the report: a bar chart (one bar per variant and series) or a line chart.
+enum Plot {
+    Bars(BarChart),
+    Lines(LineChart),
+}
+
+impl Plot {
+    /// Whether it shows anything.
+    fn has_data(&self) -> bool {
+        match self {
+            Plot::Bars(c) => c
+                .series
+                .iter()
+                .any(|s| s.values.iter().any(Option::is_some)),
+            Plot::Lines(c) => c.series.iter().any(|s| !s.points.is_empty()),
+        }
+    }
+
+    fn write(&self, base: &Path) -> Result<Vec<PathBuf>, PlotError> {
+        match self {
+            Plot::Bars(c) => write_bar_chart(c, base),
+            Plot::Lines(c) => write_line_chart(c, base),
+        }
+    }
+}
+
 /// Draw the plots into `DIR/plots` and return the Markdown that shows them (or says why not).
 pub fn draw(out: &Path, figures: &Figures) -> String {
-    let data = &figures.variants;
     let dir = out.join("plots");
     if let Err(e) = fs::create_dir_all(&dir) {
         return format!("Plots not drawn: cannot create {}: {e}.\n\n", dir.display());
     }
-    let groups: Vec<String> = data.iter().map(|d| d.variant.clone()).collect();
-    let bar = |r: Rate| -> Option<Bar> {
-        measured(r).map(|interval| (r.value().expect("n > 0"), Some(interval)))
-    };
-    let point = |x: f64, r: Rate| -> Option<Point> {
-        measured(r).map(|interval| Point {
-            x,
-            y: r.value().expect("n > 0"),
-            interval: Some(interval),
-        })
-    };
-    let mut balance_series = vec![BarSeries {
+    let data = &figures.variants;
+    let plots = [
+        ("balance", "Balance per agent", balance(data)),
+        ("skill-chains", "Skill chains", chains(data)),
+        ("sensitivity", "Search sensitivity", sensitivity(data)),
+        ("lengths", "Game-length distributions", lengths(data)),
+        ("accuracy", "Accuracy per agent level", accuracy(data)),
+        ("learning", "Learning curves", learning(data)),
+    ];
+    let mut md = String::new();
+    for (name, caption, plot) in plots {
+        if !plot.has_data() {
+            let _ = writeln!(md, "{caption}: not drawn (nothing measured).\n");
+            continue;
+        }
+        match plot.write(&dir.join(name)) {
+            Ok(_) => {
+                let _ = writeln!(
+                    md,
+                    "![{caption}](plots/{name}.png) ([SVG](plots/{name}.svg))\n"
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(md, "{caption}: not drawn ({e}).\n");
+            }
+        }
+    }
+    md
+}
+
+/// The variants' names, the groups of a bar chart.
+fn groups(data: &[VariantFigures]) -> Vec<String> {
+    data.iter().map(|d| d.variant.clone()).collect()
+}
+
+/// A measured rate as a bar with its interval.
+fn bar(r: Rate) -> Option<Bar> {
+    measured(r).map(|interval| (r.value().expect("n > 0"), Some(interval)))
+}
+
+/// A measured rate as a point at `x` with its interval.
+fn point(x: f64, r: Rate) -> Option<Point> {
+    measured(r).map(|interval| Point {
+        x,
+        y: r.value().expect("n > 0"),
+        interval: Some(interval),
+    })
+}
+
+fn balance(data: &[VariantFigures]) -> Plot {
+    let mut series = vec![BarSeries {
         label: "random".to_string(),
         values: data
             .iter()
@@ -39,7 +103,7 @@ pub fn draw(out: &Path, figures: &Figures) -> String {
             .collect(),
     }];
     for spec in BALANCE_AGENTS {
-        balance_series.push(BarSeries {
+        series.push(BarSeries {
             label: spec.to_string(),
             values: data
                 .iter()
@@ -47,50 +111,53 @@ pub fn draw(out: &Path, figures: &Figures) -> String {
                 .collect(),
         });
     }
-    let balance = BarChart {
+    Plot::Bars(BarChart {
         title: "First player's wins in self-play (95% intervals)".to_string(),
         y_label: "share of games won by the first player".to_string(),
         y_range: Some((0.0, 1.0)),
-        groups: groups.clone(),
-        series: balance_series,
-    };
-    let chain_series = ["mcts", "alphabeta"]
+        groups: groups(data),
+        series,
+    })
+}
+
+fn chains(data: &[VariantFigures]) -> Plot {
+    let series = ["mcts", "alphabeta"]
         .iter()
         .flat_map(|family| {
+            let name = if *family == "mcts" {
+                "MCTS"
+            } else {
+                "alpha-beta"
+            };
             let of = |sure: bool| BarSeries {
-                label: format!(
-                    "{}{}",
-                    if *family == "mcts" {
-                        "MCTS"
-                    } else {
-                        "alpha-beta"
-                    },
-                    if sure { ", sure" } else { "" }
-                ),
+                label: format!("{name}{}", if sure { ", sure" } else { "" }),
                 values: data
                     .iter()
                     .map(|d| match d.chain_of(family)? {
-                        crate::compare::figures::Chain::Measured {
+                        Chain::Measured {
                             chain, sure_chain, ..
                         } => {
                             let len = if sure { sure_chain.len() } else { chain.len() };
                             Some((len as f64, None))
                         }
-                        crate::compare::figures::Chain::NotMeasured { .. } => None,
+                        Chain::NotMeasured { .. } => None,
                     })
                     .collect(),
             };
             [of(false), of(true)]
         })
         .collect();
-    let chains = BarChart {
+    Plot::Bars(BarChart {
         title: "Skill chains: levels each beating the one before (60%)".to_string(),
         y_label: "levels in the chain".to_string(),
         y_range: None,
-        groups: groups.clone(),
-        series: chain_series,
-    };
-    let sensitivity = LineChart {
+        groups: groups(data),
+        series,
+    })
+}
+
+fn sensitivity(data: &[VariantFigures]) -> Plot {
+    Plot::Lines(LineChart {
         title: "Search sensitivity: MCTS 2k against k simulations".to_string(),
         x_label: "log2(k / 10)".to_string(),
         y_label: "score of 2k".to_string(),
@@ -107,8 +174,11 @@ pub fn draw(out: &Path, figures: &Figures) -> String {
             })
             .filter(|s| !s.points.is_empty())
             .collect(),
-    };
-    let lengths = LineChart {
+    })
+}
+
+fn lengths(data: &[VariantFigures]) -> Plot {
+    Plot::Lines(LineChart {
         title: "Game length under random play".to_string(),
         x_label: "plies".to_string(),
         y_label: "share of games".to_string(),
@@ -132,12 +202,15 @@ pub fn draw(out: &Path, figures: &Figures) -> String {
                     .collect(),
             })
             .collect(),
-    };
-    let accuracy = BarChart {
+    })
+}
+
+fn accuracy(data: &[VariantFigures]) -> Plot {
+    Plot::Bars(BarChart {
         title: "Critical positions where each agent keeps the result (95% intervals)".to_string(),
         y_label: "share of critical positions".to_string(),
         y_range: None,
-        groups: groups.clone(),
+        groups: groups(data),
         series: ACCURACY_AGENTS
             .iter()
             .map(|spec| BarSeries {
@@ -148,8 +221,11 @@ pub fn draw(out: &Path, figures: &Figures) -> String {
                     .collect(),
             })
             .collect(),
-    };
-    let learning = LineChart {
+    })
+}
+
+fn learning(data: &[VariantFigures]) -> Plot {
+    Plot::Lines(LineChart {
         title: "Learning curves: Elo against the baselines".to_string(),
         x_label: "training time (s)".to_string(),
         y_label: "Elo".to_string(),
@@ -171,59 +247,5 @@ pub fn draw(out: &Path, figures: &Figures) -> String {
                 Learning::NotMeasured(_) => None,
             })
             .collect(),
-    };
-    let mut md = String::new();
-    let mut show =
-        |name: &str, caption: &str, written: Option<Result<Vec<PathBuf>, PlotError>>| match written
-        {
-            Some(Ok(_)) => {
-                let _ = writeln!(
-                    md,
-                    "![{caption}](plots/{name}.png) ([SVG](plots/{name}.svg))\n"
-                );
-            }
-            Some(Err(e)) => {
-                let _ = writeln!(md, "{caption}: not drawn ({e}).\n");
-            }
-            None => {
-                let _ = writeln!(md, "{caption}: not drawn (nothing measured).\n");
-            }
-        };
-    let has_lines = |c: &LineChart| c.series.iter().any(|s| !s.points.is_empty());
-    let has_bars = |c: &BarChart| {
-        c.series
-            .iter()
-            .any(|s| s.values.iter().any(Option::is_some))
-    };
-    show(
-        "balance",
-        "Balance per agent",
-        has_bars(&balance).then(|| write_bar_chart(&balance, &dir.join("balance"))),
-    );
-    show(
-        "skill-chains",
-        "Skill chains",
-        has_bars(&chains).then(|| write_bar_chart(&chains, &dir.join("skill-chains"))),
-    );
-    show(
-        "sensitivity",
-        "Search sensitivity",
-        has_lines(&sensitivity).then(|| write_line_chart(&sensitivity, &dir.join("sensitivity"))),
-    );
-    show(
-        "lengths",
-        "Game-length distributions",
-        has_lines(&lengths).then(|| write_line_chart(&lengths, &dir.join("lengths"))),
-    );
-    show(
-        "accuracy",
-        "Accuracy per agent level",
-        has_bars(&accuracy).then(|| write_bar_chart(&accuracy, &dir.join("accuracy"))),
-    );
-    show(
-        "learning",
-        "Learning curves",
-        has_lines(&learning).then(|| write_line_chart(&learning, &dir.join("learning"))),
-    );
-    md
+    })
 }
