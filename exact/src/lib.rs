@@ -10,7 +10,8 @@
 //! - [`value`]: the exact value search ([`ResultSearch`]): a position's perfect-play result
 //!   and forced margin, from the tables and the prover;
 //! - [`positions`]: exactly labelled test positions, their file format, and how they are drawn
-//!   from strong play.
+//!   from strong play;
+//! - [`proven`]: the starts proven so far (`data/proven.json`), shipped with the code.
 //!
 //! Beside them, what every crate above shares: [`Stop`] (a search asked to stop), [`memory`]
 //! (sizes a user asks for, checked before they are allocated), [`output_file`] (files written
@@ -25,6 +26,7 @@ mod open_tables;
 pub mod output_file;
 pub mod positions;
 pub mod prove;
+pub mod proven;
 mod stop;
 pub mod tablebase;
 pub mod value;

@@ -40,6 +40,10 @@ pub struct Args {
     /// Print the results as one JSON array instead of a table.
     #[arg(long)]
     json: bool,
+    /// Print the starts proven so far and shipped with the program (data/proven.json, larger rule
+    /// sets solved with tables and the solver) instead of solving small ones.
+    #[arg(long)]
+    proven: bool,
 }
 
 /// An inclusive range of counts, `A..B` or `A`.
@@ -168,6 +172,9 @@ pub fn solve_whole(rules: &Rules, threads: usize) -> Result<StartValue, Tablebas
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    if args.proven {
+        return print_proven(args.json);
+    }
     let parse = |words: &[String], what: &str, allowed: &str| -> Result<Vec<String>, String> {
         let words: Vec<String> = words.iter().map(|w| w.trim().to_lowercase()).collect();
         match words
@@ -264,6 +271,37 @@ fn print_row(row: &Row) -> std::io::Result<()> {
         )?,
         (None, Some(why)) => outln!("{rules:<28} skipped: {why}")?,
         (None, None) => unreachable!("a row is solved or skipped"),
+    }
+    Ok(())
+}
+
+/// `--proven`: the shipped proven starts, one line each (or their JSON), with the command that
+/// proves each again.
+fn print_proven(json: bool) -> Result<(), Box<dyn std::error::Error>> {
+    let starts = sowing_exact::proven::shipped();
+    if json {
+        outln!("{}", serde_json::to_string_pretty(starts)?)?;
+        return Ok(());
+    }
+    outln!(
+        "{:<18} {:<30} {:<24} {:<6} by",
+        "name",
+        "rules",
+        "value",
+        "first"
+    )?;
+    for start in starts {
+        let rules = start.rules()?;
+        let first = start.first_move.map_or("-".to_string(), |a| a.to_string());
+        outln!(
+            "{:<18} {:<30} {:<24} {:<6} {}",
+            start.name,
+            rules.summary(),
+            start.cell(),
+            first,
+            start.by
+        )?;
+        outln!("{:<18} proven again by: {}", "", start.command)?;
     }
     Ok(())
 }

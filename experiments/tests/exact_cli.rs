@@ -305,3 +305,29 @@ fn solved_starts_agree_with_an_exact_search_and_the_solver() {
         stdout(&o)
     );
 }
+
+/// `solved --proven` lists the shipped proven starts, with the command that proves each again;
+/// `--json` gives the file's entries.
+#[test]
+fn solved_proven_lists_the_shipped_starts() {
+    let o = sowing(&["solved", "--proven"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("en-dodoi-6 "))
+        .expect("en-dodoi-6 is proven");
+    assert!(line.contains("South wins by 8"), "{line}");
+    assert!(text.contains("proven again by: sowing tablebase build --variant en-dodoi-6"));
+    let o = sowing(&["solved", "--proven", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let six = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "en-dodoi-6")
+        .unwrap();
+    assert_eq!(six["margin"], 8);
+    assert_eq!(six["first_move"], 2);
+}

@@ -22,6 +22,7 @@ mod run;
 mod shape;
 mod sketch;
 mod solved;
+mod stages;
 
 use config::{Config, Variant};
 use plan::TimeBudget;
@@ -143,7 +144,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         max_units: args.max_units,
         command,
     };
-    run::compare(&config)
+    stages::compare(&config)
 }
 
 #[cfg(test)]

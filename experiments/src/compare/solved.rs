@@ -1,6 +1,7 @@
 //! The `solved` column: the perfect-play result of each variant's start, where it is proven.
 //!
-//! A variant small enough (a table of every seed of at most [`WHOLE_TABLE_POSITIONS`] positions,
+//! A start proven before and shipped in `data/proven.json` ([`sowing_exact::proven`]) is read
+//! from there, at any budget and at no cost. A variant small enough (a table of every seed of at most [`WHOLE_TABLE_POSITIONS`] positions,
 //! seconds to build) is solved whole: winner and margin exact. Any other start goes to the
 //! solver, with a tablebase given by `--tablebase` whose rules match, within a budget of
 //! positions fixed by the comparison's budget ([`nodes_for`]), never by the clock: a win for
@@ -12,8 +13,8 @@ use super::cache::{Checked, UnitKey, unless};
 use crate::solved::{StartValue, solve_whole, table_positions};
 use serde::{Deserialize, Serialize};
 use sowing_env::{Rules, State};
-use sowing_exact::Solver;
 use sowing_exact::tablebase::Tablebase;
+use sowing_exact::{Solver, proven};
 use std::sync::Arc;
 
 /// The largest variant solved whole by a table of every seed, in positions.
@@ -98,13 +99,20 @@ pub fn nodes_for(budget_seconds: f64, threads: usize, variants: usize) -> u64 {
     (core_seconds * SOLVE_SHARE * NODES_PER_SECOND) as u64
 }
 
-/// The nominal cost of a solver job of `nodes` positions, core-microseconds.
-pub fn cost_us(nodes: u64) -> f64 {
+/// The nominal cost of a solver job of `nodes` positions for `rules`, core-microseconds: none
+/// for a shipped proof.
+pub fn cost_us(rules: &Rules, nodes: u64) -> f64 {
+    if proven::lookup(rules).is_some() {
+        return 0.0;
+    }
     nodes as f64 / NODES_PER_SECOND * 1e6
 }
 
 /// The measurement's name in the cache: what the answer depends on.
-pub fn measurement(nodes: u64, table: Option<&Tablebase>) -> String {
+pub fn measurement(rules: &Rules, nodes: u64, table: Option<&Tablebase>) -> String {
+    if proven::lookup(rules).is_some() {
+        return "start value, shipped proof".to_string();
+    }
     match table {
         Some(t) => format!(
             "solve start, {nodes} positions, tablebase of {} seeds",
@@ -117,6 +125,15 @@ pub fn measurement(nodes: u64, table: Option<&Tablebase>) -> String {
 /// The start of `rules`, solved as far as `nodes` positions allow (see the module
 /// documentation).
 pub fn solve(rules: &Rules, nodes: u64, table: Option<Arc<Tablebase>>) -> Result<Solved, String> {
+    if let Some(known) = proven::lookup(rules) {
+        return Ok(Solved::Proven {
+            winner: known.winner.name().to_string(),
+            margin: known.margin,
+            margin_exact: known.margin_exact,
+            by: format!("shipped proof ({})", known.by),
+            positions: 0,
+        });
+    }
     let total = rules.total_seeds() as u32;
     if table_positions(rules.holes() as u32, total) <= WHOLE_TABLE_POSITIONS {
         let StartValue { result, margin, .. } = solve_whole(rules, 1).map_err(|e| e.to_string())?;
