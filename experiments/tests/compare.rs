@@ -255,6 +255,34 @@ fn each_agent_level_is_measured_on_the_first_positions_of_the_committed_set() {
         report.contains("| en-dodoi-6 | mcts:1000 | 100 |"),
         "{report}"
     );
+    // The report opens with the ranking: the difficulty score is the mean, over the critical
+    // positions, of the share of the ladder giving the result away, which is the ladder's mean
+    // error rate on them (every agent meets the same critical positions).
+    assert!(report.contains("## Which variant is hardest"), "{report}");
+    let ranked = r["ranking"]["variants"].as_array().unwrap();
+    if critical >= 30 {
+        assert_eq!(ranked.len(), 1, "{}", r["ranking"]);
+        assert_eq!(ranked[0]["variant"], "en-dodoi-6");
+        assert_eq!(ranked[0]["critical"], critical);
+        let errors: f64 = agents
+            .iter()
+            .map(|a| 1.0 - a["keeps_result_critical"]["value"].as_f64().unwrap())
+            .sum();
+        let points = ranked[0]["points"].as_f64().unwrap();
+        assert!((points - 100.0 * errors / 10.0).abs() < 1e-6, "{points}");
+        let (lo, hi) = (
+            ranked[0]["lo95"].as_f64().unwrap(),
+            ranked[0]["hi95"].as_f64().unwrap(),
+        );
+        assert!(lo < points && points < hi, "{lo} {points} {hi}");
+        assert!(report.contains("| 1 | en-dodoi-6 |"), "{report}");
+    } else {
+        assert!(ranked.is_empty());
+        assert!(
+            report.contains("Not ranked: en-dodoi-6: fewer than 30 critical"),
+            "{report}"
+        );
+    }
     let csv = fs::read_to_string(dir.join("out/accuracy.csv")).unwrap();
     assert!(csv.starts_with("variant,agent,phase,result_n,"), "{csv}");
     assert!(csv.contains("\nen-dodoi-6,greedy,all,100,"), "{csv}");

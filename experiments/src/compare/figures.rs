@@ -9,6 +9,7 @@
 
 use super::chain::{Scores, chains};
 use super::config::{Config, Variant};
+use super::difficulty::{self, Difficulty, Separation};
 use super::learn::Learning;
 use super::plan::{Allowance, CHAIN_THRESHOLD, ChainPlan, MIN_GAMES};
 use super::shape::Shape;
@@ -41,6 +42,8 @@ pub enum AccuracyData {
         positions: u64,
         /// One per agent of the ladder, in its order.
         agents: Vec<Accuracy>,
+        /// The ladder's difficulty score on the critical positions, if there are enough.
+        difficulty: Option<Difficulty>,
     },
 }
 
@@ -70,7 +73,26 @@ pub struct Figures {
     /// How the budget was split, for each variant.
     #[serde(rename = "allowance_core_seconds_per_variant")]
     pub allowance: CoreSeconds,
+    /// The variants with a difficulty score, hardest first, and what separates neighbours.
+    pub ranking: Ranking,
     pub variants: Vec<VariantFigures>,
+}
+
+/// The difficulty ranking (see [`difficulty`](super::difficulty)).
+#[derive(Clone, Debug, Serialize)]
+pub struct Ranking {
+    /// Hardest first.
+    pub variants: Vec<RankedVariant>,
+    /// Each neighbour pair, the harder first.
+    pub neighbours: Vec<Separation>,
+}
+
+/// A variant's place in the ranking.
+#[derive(Clone, Debug, Serialize)]
+pub struct RankedVariant {
+    pub variant: String,
+    #[serde(flatten)]
+    pub difficulty: Difficulty,
 }
 
 /// The budget of each measurement of a variant, in core-seconds.
@@ -114,6 +136,8 @@ pub enum AccuracyFigures {
         positions: u64,
         /// One per agent, weakest family and budget first.
         agents: Vec<AgentAccuracy>,
+        /// The ladder's difficulty score, when enough positions are critical.
+        difficulty: Option<Difficulty>,
     },
     NotMeasured {
         not_measured: String,
@@ -324,7 +348,31 @@ impl Figures {
                 learning: allowance.learning / 1e6,
                 accuracy: allowance.accuracy / 1e6,
             },
+            ranking: Ranking::new(data),
             variants: data.iter().map(VariantFigures::new).collect(),
+        }
+    }
+}
+
+impl Ranking {
+    fn new(data: &[VariantData]) -> Ranking {
+        let scores = data.iter().filter_map(|d| match &d.accuracy {
+            AccuracyData::Measured {
+                difficulty: Some(s),
+                ..
+            } => Some((d.variant.name.as_str(), s)),
+            _ => None,
+        });
+        let (ranked, neighbours) = difficulty::rank(scores);
+        Ranking {
+            variants: ranked
+                .into_iter()
+                .map(|(v, d)| RankedVariant {
+                    variant: v.to_string(),
+                    difficulty: *d,
+                })
+                .collect(),
+            neighbours,
         }
     }
 }
@@ -462,9 +510,11 @@ impl AccuracyFigures {
                 file,
                 positions,
                 agents,
+                difficulty,
             } => AccuracyFigures::Measured {
                 positions_file: file.clone(),
                 positions: *positions,
+                difficulty: *difficulty,
                 agents: agents
                     .iter()
                     .map(|a| AgentAccuracy {

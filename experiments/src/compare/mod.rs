@@ -13,6 +13,7 @@ mod accuracy;
 mod cache;
 mod chain;
 mod config;
+mod difficulty;
 mod figures;
 mod games;
 mod learn;

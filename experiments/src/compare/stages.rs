@@ -7,6 +7,7 @@
 use super::accuracy::{Committed, measure_unit};
 use super::cache::{Cache, Checked};
 use super::config::Config;
+use super::difficulty::Difficulty;
 use super::figures::{AccuracyData, FamilyData, Figures, VariantData};
 use super::games::play_unit;
 use super::learn::{self, Learning};
@@ -379,7 +380,7 @@ impl Measured {
                 return AccuracyData::NotMeasured(reason.clone());
             }
         };
-        let agents = ACCURACY_AGENTS
+        let agents: Vec<Accuracy> = ACCURACY_AGENTS
             .iter()
             .map(|spec| {
                 let mut whole = Accuracy::new(spec);
@@ -394,6 +395,7 @@ impl Measured {
         AccuracyData::Measured {
             file: c.file.display().to_string(),
             positions,
+            difficulty: Difficulty::measure(&c.set, positions, &agents),
             agents,
         }
     }

@@ -1,7 +1,8 @@
-//! `report.md`, rendered from the figures: the command and seed, the summary table, a paragraph
-//! and a detail table per finding, and the plots.
+//! `report.md`, rendered from the figures: the command and seed, the difficulty ranking, the
+//! summary table, a paragraph and a detail table per finding, and the plots.
 
 use super::Table;
+use crate::compare::difficulty::{EQUAL_POINTS, MIN_CRITICAL, Verdict};
 use crate::compare::figures::{AccuracyFigures, Chain, Figures, VariantFigures, measured};
 use crate::compare::learn::{CurvePoint, Learning};
 use crate::compare::plan::{
@@ -44,6 +45,7 @@ pub fn report(figures: &Figures, summary: &Table, plots: &str) -> String {
         a.learning,
         MIN_UNIT_US / 1000.0
     );
+    ranking_section(figures, &mut md);
     md.push_str("## Summary\n\n");
     md.push_str(&summary.markdown());
     md.push_str("\nSkill chains: levels in the chain of the levels tried (in brackets: the chain every step of which is sure at 95%).\n\n## Findings\n\n");
@@ -719,4 +721,97 @@ fn learning_finding(data: &[VariantFigures], out: &mut String) {
         ],
         rows,
     );
+}
+
+/// The report's opening answer: the variants ranked by the difficulty score, what separates
+/// each from the next, and which variants have no score and why.
+fn ranking_section(figures: &Figures, out: &mut String) {
+    out.push_str("## Which variant is hardest\n\n");
+    let ranking = &figures.ranking;
+    let _ = writeln!(
+        out,
+        "Ranked by the difficulty score: in each critical position of the variant's committed \
+         set of exact positions (one where some move gives the exact result away), the share of \
+         the fixed agent ladder ({}) whose move gives it away, averaged over the critical \
+         positions, in points (0: the ladder never errs), with its 95% interval. The budgets are \
+         counted, so any machine gives these figures. Neighbours are separated when the 95% \
+         interval of their difference excludes 0, and shown equal when it lies within \
+         ±{EQUAL_POINTS:.0} points. Each set comes from strong play, labelled exactly where \
+         tables and search reach: a set without the mid-game (see its phases under accuracy) \
+         scores the endgame.\n",
+        ACCURACY_AGENTS.join(", ")
+    );
+    if ranking.variants.is_empty() {
+        out.push_str("No variant has a score yet.\n\n");
+    } else {
+        let rows = ranking
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let d = &r.difficulty;
+                vec![
+                    (i + 1).to_string(),
+                    r.variant.clone(),
+                    format!("{:.1} [{:.1}, {:.1}]", d.points, d.lo95, d.hi95),
+                    d.critical.to_string(),
+                ]
+            })
+            .collect();
+        table(
+            out,
+            &[
+                "rank",
+                "variant",
+                "difficulty (points)",
+                "critical positions",
+            ],
+            rows,
+        );
+        for n in &ranking.neighbours {
+            let interval = format!("{:+.1} [{:+.1}, {:+.1}]", n.difference, n.lo95, n.hi95);
+            let _ = match n.verdict {
+                Verdict::Separated => writeln!(
+                    out,
+                    "- {} is harder than {}: {interval} points, separated at 95%.",
+                    n.harder, n.easier
+                ),
+                Verdict::Equal => writeln!(
+                    out,
+                    "- {} and {} are equal within {EQUAL_POINTS:.0} points: {interval}.",
+                    n.harder, n.easier
+                ),
+                Verdict::NotSeparated => writeln!(
+                    out,
+                    "- {} above {}: {interval} points, not separated yet{}.",
+                    n.harder,
+                    n.easier,
+                    n.positions_factor.map_or(String::new(), |f| format!(
+                        " (about {f:.1} times the positions of both sets would separate a \
+                         difference this large)"
+                    ))
+                ),
+            };
+        }
+        if !ranking.neighbours.is_empty() {
+            out.push('\n');
+        }
+    }
+    let unranked: Vec<String> = figures
+        .variants
+        .iter()
+        .filter(|v| !ranking.variants.iter().any(|r| r.variant == v.variant))
+        .map(|v| match &v.accuracy {
+            AccuracyFigures::NotMeasured { not_measured } => {
+                format!("{}: {not_measured}", v.variant)
+            }
+            AccuracyFigures::Measured { .. } => format!(
+                "{}: fewer than {MIN_CRITICAL} critical positions measured",
+                v.variant
+            ),
+        })
+        .collect();
+    if !unranked.is_empty() {
+        let _ = writeln!(out, "Not ranked: {}.\n", unranked.join("; "));
+    }
 }
