@@ -1,7 +1,7 @@
 //! Tablebase speed: building en-dodoi-6 to K seeds (default 16; `SOWING_TB_SEEDS=20` for the
 //! full target, about ten minutes) on every core, and probing it with random positions on one
 //! thread; `SOWING_TB_FILE=FILE` probes a table read from FILE instead of building one. Run with
-//! `cargo bench -p sowing-agents --bench tablebase`; targets: K = 20 in under 30 minutes on two
+//! `cargo bench -p sowing-exact --bench tablebase`; targets: K = 20 in under 30 minutes on two
 //! cores, 5,000,000 probes/s on one thread.
 //!
 //! Each figure is given per second of wall-clock time and, for probing, per second this thread
