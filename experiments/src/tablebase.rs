@@ -10,10 +10,10 @@ use sowing_env::{Rules, State};
 use sowing_exact::Wdl;
 use sowing_exact::output_file;
 use sowing_exact::tablebase::{
-    BuildOptions, BuildProgress, LayerStats, Probe, Tablebase, build_bytes,
+    BuildOptions, BuildProgress, Checkpoint, LayerStats, Probe, Tablebase, build_bytes,
 };
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Arguments of `sowing tablebase`.
 #[derive(Debug, clap::Args)]
@@ -50,9 +50,37 @@ struct BuildArgs {
     /// Threads sowing the moves (default: one per core), at most 1024.
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Minutes of building between checkpoints: the layers solved so far are saved to
+    /// FILE.partial, and a build started again with the same --out goes on from there, giving
+    /// the same file (0: after every layer). The checkpoint is removed when the table is written.
+    #[arg(long, value_name = "MINUTES", default_value_t = 10.0, value_parser = checkpoint_minutes)]
+    checkpoint_minutes: f64,
     /// Print the summary as one JSON object instead of tables.
     #[arg(long)]
     json: bool,
+}
+
+/// The most minutes between checkpoints: a day.
+const MAX_CHECKPOINT_MINUTES: f64 = 1440.0;
+
+fn checkpoint_minutes(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|m| (0.0..=MAX_CHECKPOINT_MINUTES).contains(m))
+        .ok_or_else(|| {
+            format!(
+                "{} is not a number of minutes from 0 to {MAX_CHECKPOINT_MINUTES}",
+                sowing_env::Error::quote(text)
+            )
+        })
+}
+
+/// Where a build to `out` keeps its checkpoint: `out` with `.partial` added.
+fn checkpoint_path(out: &std::path::Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".partial");
+    PathBuf::from(name)
 }
 
 /// Arguments of `sowing tablebase probe`.
@@ -209,6 +237,8 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     let rules = named.rules;
     let threads = sowing_exact::memory::threads(args.threads)?;
     output_file::check_apart(&args.out, &[("--rules", args.variant.rules.as_deref())])?;
+    let partial = checkpoint_path(&args.out);
+    output_file::check(&partial).map_err(|e| format!("the checkpoint: {e}"))?;
     if !args.json {
         let memory = build_bytes(rules.holes(), args.max_seeds as usize)
             .map_or("an unknown amount".to_string(), |b| size(b as f64));
@@ -231,17 +261,32 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
         bar.set_message(format!("{} seeds: {}", p.seeds, p.stage));
     };
     let started = Instant::now();
-    let mut table = Tablebase::build(
+    let checkpoint = Checkpoint {
+        path: &partial,
+        every: Duration::from_secs_f64(args.checkpoint_minutes * 60.0),
+    };
+    if partial.exists() && !args.json {
+        note!(
+            "going on from the checkpoint {} (remove it to build afresh)",
+            partial.display()
+        );
+    }
+    let (mut table, resumed) = Tablebase::build_resumable(
         &rules,
         args.max_seeds,
         &BuildOptions {
             threads,
             progress: Some(&progress),
         },
+        &checkpoint,
     )?;
+    if let (Some(k), false) = (resumed, args.json) {
+        note!("resumed: the layers to {k} seeds came from the checkpoint");
+    }
     let seconds = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     table.write(&args.out)?;
+    checkpoint.remove()?;
     let mut summary = Summary::of(&table, args.out)?;
     summary.seconds = Some(seconds);
     summary.threads = Some(threads);

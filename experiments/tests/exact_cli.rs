@@ -331,3 +331,95 @@ fn solved_proven_lists_the_shipped_starts() {
     assert_eq!(six["margin"], 8);
     assert_eq!(six["first_move"], 2);
 }
+
+/// A build killed part-way goes on from its checkpoint when run again, and writes the same file
+/// as a build run through; the checkpoint is gone once the table is written.
+#[test]
+fn a_killed_tablebase_build_goes_on_from_its_checkpoint_to_the_same_file() {
+    let build_args = |out: &Path, minutes: &str| -> Vec<String> {
+        [
+            "tablebase",
+            "build",
+            "--variant",
+            "en-dodoi-6",
+            "--max-seeds",
+            "13",
+            "--threads",
+            "1",
+            "--checkpoint-minutes",
+            minutes,
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let through = temp("through-13.tb");
+    let args = build_args(&through, "1440");
+    let o = sowing(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let killed = temp("killed-13.tb");
+    let partial = PathBuf::from(format!("{}.partial", killed.display()));
+    let args = build_args(&killed, "0");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sowing"))
+        .args(&args)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once a checkpoint of at least 8 seeds is there (or let it finish on a fast machine).
+    let started = std::time::Instant::now();
+    loop {
+        let layers = sowing_exact::tablebase::Tablebase::open(&partial)
+            .map(|t| t.max_seeds())
+            .unwrap_or(0);
+        if layers >= 8 || started.elapsed().as_secs() > 120 {
+            break;
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+    if partial.exists() {
+        let o = sowing(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("resumed: the layers to"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(
+        std::fs::read(&killed).unwrap(),
+        std::fs::read(&through).unwrap()
+    );
+    assert!(!partial.exists(), "the checkpoint is removed");
+}
+
+/// Bad checkpoint settings are refused before any work.
+#[test]
+fn bad_checkpoint_minutes_are_refused() {
+    for bad in ["-1", "1e9", "NaN", "ten"] {
+        let out = temp("never.tb");
+        let o = sowing(&[
+            "tablebase",
+            "build",
+            "--variant",
+            "en-dodoi-6",
+            "--max-seeds",
+            "4",
+            &format!("--checkpoint-minutes={bad}"),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(!o.status.success());
+        assert!(
+            stderr(&o).contains("is not a number of minutes from 0 to 1440"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!out.exists());
+    }
+}

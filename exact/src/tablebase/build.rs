@@ -99,13 +99,30 @@ const NOT_WON: i8 = i8::MIN;
 /// Positions per job handed to a thread.
 const CHUNK: usize = 1 << 15;
 
+/// Layers solved before, to go on from: the values of the layers of `0..=seeds` seeds (a table
+/// of `seeds` seeds, which is a prefix of any larger one) and their cyclic positions.
+pub(crate) struct Solved {
+    pub seeds: usize,
+    pub values: Vec<u8>,
+    pub cyclic: Vec<Cyclic>,
+}
+
+/// Called after each layer `k` with the values of layers `0..=k` and their cyclic positions, to
+/// save them where a killed build can go on from.
+pub(crate) type SaveLayers<'a> =
+    &'a mut dyn FnMut(usize, &[u8], &[Cyclic]) -> Result<(), TablebaseError>;
+
 /// The values of every position of up to `max_seeds` seeds, one byte each in index order, and
-/// the bounds of the positions whose bounds differ (see [`super::Tablebase`] for the encoding).
-/// The caller has checked the memory.
+/// the bounds of the positions whose bounds differ (see [`super::Tablebase`] for the encoding);
+/// from the layers of `from` on, when given. The caller has checked the memory. Each layer's
+/// values depend only on the layers below, so a build resumed from any layer gives the same
+/// table as one run through.
 pub(crate) fn build(
     rules: &Rules,
     index: &PositionIndex,
     options: &BuildOptions<'_>,
+    from: Option<Solved>,
+    save: SaveLayers<'_>,
 ) -> Result<(Vec<u8>, Vec<Cyclic>), TablebaseError> {
     let holes = rules.holes();
     let max_seeds = index.max_seeds();
@@ -123,7 +140,15 @@ pub(crate) fn build(
     let mut values = vec![0u8; index.len() as usize];
     let mut cyclic = Vec::new();
     let total = 3 * index.len();
-    for k in 0..=max_seeds {
+    let first = match from {
+        Some(solved) => {
+            values[..solved.values.len()].copy_from_slice(&solved.values);
+            cyclic = solved.cyclic;
+            solved.seeds + 1
+        }
+        None => 0,
+    };
+    for k in first..=max_seeds {
         let layer = index.layer(k);
         let (lower, rest) = values.split_at_mut(layer.start as usize);
         let out = &mut rest[..(layer.end - layer.start) as usize];
@@ -152,6 +177,7 @@ pub(crate) fn build(
             captured: ByPlayer::new((roomy.total_seeds() - k) as u8, 0),
         };
         solver.solve(lower, &mut cyclic, out, threads, &report)?;
+        save(k, &values[..layer.end as usize], &cyclic)?;
     }
     Ok((values, cyclic))
 }

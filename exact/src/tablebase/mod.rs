@@ -236,6 +236,29 @@ pub struct LayerStats {
     pub cyclic: u64,
 }
 
+/// Where a resumable build ([`Tablebase::build_resumable`]) saves the layers it has solved, and
+/// how often.
+#[derive(Clone, Copy, Debug)]
+pub struct Checkpoint<'a> {
+    /// The checkpoint file.
+    pub path: &'a Path,
+    /// Build time between saves (zero: after every layer). A save writes the layers so far,
+    /// about a byte a position.
+    pub every: std::time::Duration,
+}
+
+impl Checkpoint<'_> {
+    /// Remove the checkpoint file, if there is one.
+    pub fn remove(&self) -> Result<(), TablebaseError> {
+        match std::fs::remove_file(self.path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(TablebaseError::io(self.path, "remove", e))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The values of every position with at most [`Tablebase::max_seeds`] seeds on the board.
 /// A clone copies the values (a byte per position).
 #[derive(Clone)]
@@ -273,6 +296,84 @@ impl Tablebase {
         max_seeds: u32,
         options: &BuildOptions<'_>,
     ) -> Result<Tablebase, TablebaseError> {
+        Tablebase::build_from(rules, max_seeds, options, None, &mut |_, _, _| Ok(()))
+    }
+
+    /// [`Tablebase::build`] that a killed build can go on from: the layers solved so far are
+    /// saved to `checkpoint.path` (as a table of the seeds done, written beside it and renamed
+    /// over it, so a kill leaves the last whole one) whenever `checkpoint.every` of build time
+    /// has passed since the last save, and a build started with a checkpoint there goes on from
+    /// its last layer. The table is the same, byte for byte, as one built through. The caller
+    /// removes the checkpoint ([`Checkpoint::remove`]) once the table is safely written, so that
+    /// a failed write loses nothing. Returns the table and the seeds of the layers resumed
+    /// from, if any.
+    ///
+    /// Errors beside [`Tablebase::build`]'s: a checkpoint that cannot be read
+    /// ([`TablebaseError::Damaged`], [`TablebaseError::Io`]), of other rules
+    /// ([`TablebaseError::OtherRules`]), or holding more seeds than `max_seeds`
+    /// ([`TablebaseError::Unsupported`]); the message names the file, which is left as it was.
+    pub fn build_resumable(
+        rules: &Rules,
+        max_seeds: u32,
+        options: &BuildOptions<'_>,
+        checkpoint: &Checkpoint<'_>,
+    ) -> Result<(Tablebase, Option<u32>), TablebaseError> {
+        let path = checkpoint.path;
+        // The memory and limits first: a build that cannot run reads no checkpoint.
+        Tablebase::index_for(rules, max_seeds)?;
+        let from = match std::fs::symlink_metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(TablebaseError::io(path, "read", e)),
+            Ok(_) => {
+                let done = Tablebase::open_for(path, rules)?;
+                if done.max_seeds() > max_seeds {
+                    return Err(TablebaseError::Unsupported {
+                        message: format!(
+                            "the checkpoint {} holds the layers to {} seeds, more than the {} \
+                             asked for: build to {} seeds or more, or remove it",
+                            path.display(),
+                            done.max_seeds(),
+                            max_seeds,
+                            done.max_seeds()
+                        ),
+                    });
+                }
+                Some(done)
+            }
+        };
+        let resumed = from.as_ref().map(Tablebase::max_seeds);
+        let from = from.map(|t| build::Solved {
+            seeds: t.max_seeds() as usize,
+            values: t.values,
+            cyclic: t.cyclic,
+        });
+        let mut last = std::time::Instant::now();
+        let holes = rules.holes();
+        let mut save = |k: usize, values: &[u8], cyclic: &[Cyclic]| {
+            if k == max_seeds as usize || last.elapsed() < checkpoint.every {
+                return Ok(());
+            }
+            let header = file::Header {
+                rules: *rules,
+                max_seeds: k as u32,
+                positions: values.len() as u64,
+            };
+            debug_assert_eq!(
+                PositionIndex::new(2 * holes, k).map(|i| i.len()),
+                Some(values.len() as u64),
+                "a table's layers are a prefix of a larger one's"
+            );
+            file::write(path, &header, values, cyclic)?;
+            last = std::time::Instant::now();
+            Ok(())
+        };
+        let table = Tablebase::build_from(rules, max_seeds, options, from, &mut save)?;
+        Ok((table, resumed))
+    }
+
+    /// The index of a table of `rules` to `max_seeds` seeds, once the build is known to fit the
+    /// memory and the builder's limits.
+    fn index_for(rules: &Rules, max_seeds: u32) -> Result<PositionIndex, TablebaseError> {
         if max_seeds > MAX_SEEDS {
             return Err(TablebaseError::Unsupported {
                 message: format!(
@@ -298,8 +399,18 @@ impl Tablebase {
                 ),
             });
         }
-        let index = PositionIndex::new(2 * holes, k).expect("within memory, so within u64");
-        let (values, cyclic) = build::build(rules, &index, options)?;
+        Ok(PositionIndex::new(2 * holes, k).expect("within memory, so within u64"))
+    }
+
+    fn build_from(
+        rules: &Rules,
+        max_seeds: u32,
+        options: &BuildOptions<'_>,
+        from: Option<build::Solved>,
+        save: build::SaveLayers<'_>,
+    ) -> Result<Tablebase, TablebaseError> {
+        let index = Tablebase::index_for(rules, max_seeds)?;
+        let (values, cyclic) = build::build(rules, &index, options, from, save)?;
         Ok(Tablebase {
             rules: *rules,
             index,
