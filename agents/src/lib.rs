@@ -33,5 +33,8 @@ pub use greedy::Greedy;
 pub use mcts::{EXPLORATION, MAX_SIMULATIONS, Mcts, MctsInfo};
 pub use perfect::{PerfectPlay, TablebaseEvaluator, perfect_moves};
 pub use random::RandomAgent;
-pub use spec::{AgentSpec, FORMS, Kind, SpecError, SpecOption, from_spec, parse_budget};
+pub use spec::{
+    AgentSpec, FORMS, Kind, SpecError, SpecOption, TIMED_LEAVES, az_default_leaves,
+    az_default_solver, from_spec, parse_budget,
+};
 pub use streams::stream;

@@ -124,11 +124,17 @@ fn limits_are_the_agents_constants() {
     parse("az:r:1000000");
     assert!(refused("az:r:1000001").contains("simulations 1000001 is out of range: 1 to 1000000"));
     parse("az:r:solver=1000000000");
-    assert!(refused("az:r:solver=1000000001").contains("solver= takes a number of positions, 0 to 1000000000"));
+    assert!(
+        refused("az:r:solver=1000000001")
+            .contains("solver= takes a number of positions, 0 to 1000000000")
+    );
     parse("az:r:leaves=256");
     for leaves in ["0", "257", "x"] {
         let msg = refused(&format!("az:r:leaves={leaves}"));
-        assert!(msg.contains("leaves= takes a number of leaves per forward pass, 1 to 256"), "{msg}");
+        assert!(
+            msg.contains("leaves= takes a number of leaves per forward pass, 1 to 256"),
+            "{msg}"
+        );
     }
     parse("mcts:3600s");
     assert!(refused("mcts:3601s").contains("out of range"));
@@ -141,7 +147,11 @@ fn options_go_only_to_the_kinds_that_take_them() {
         for option in SpecOption::ALL {
             let takes = kind.takes(option);
             assert_eq!(option.takers().split(", ").any(|k| k == kind.word()), takes);
-            let value = if option == SpecOption::Tablebase { "t.tb" } else { "4" };
+            let value = if option == SpecOption::Tablebase {
+                "t.tb"
+            } else {
+                "4"
+            };
             let spec = match kind {
                 Kind::Random | Kind::Greedy => format!("{}:{}={value}", kind.word(), option.key()),
                 Kind::Az => format!("az:r:{}={value}", option.key()),
@@ -226,15 +236,21 @@ fn any_budget(rng: &mut ChaCha8Rng, max: u32) -> Budget {
         0 => Budget::Count(rng.random_range(1..=max)),
         1 => Budget::Count(*[1, max].get(rng.random_range(0..2)).unwrap()),
         2 => Budget::Time(Duration::from_millis(rng.random_range(1..=3_600_000))),
-        _ => Budget::Time(Duration::from_nanos(rng.random_range(1..=3_600_000_000_000))),
+        _ => Budget::Time(Duration::from_nanos(
+            rng.random_range(1..=3_600_000_000_000),
+        )),
     }
 }
 
 /// A file name the grammar can hold: no part after a colon that has `=` or reads as a budget.
 fn any_file(rng: &mut ChaCha8Rng) -> PathBuf {
-    const PARTS: &[&str] = &["runs", "demo-6", "x", "a b", "é", "v2", ".", "..", "tb.tb", "9x"];
+    const PARTS: &[&str] = &[
+        "runs", "demo-6", "x", "a b", "é", "v2", ".", "..", "tb.tb", "9x",
+    ];
     let n = rng.random_range(1..4);
-    let parts: Vec<&str> = (0..n).map(|_| PARTS[rng.random_range(0..PARTS.len())]).collect();
+    let parts: Vec<&str> = (0..n)
+        .map(|_| PARTS[rng.random_range(0..PARTS.len())])
+        .collect();
     PathBuf::from(parts.join("/"))
 }
 
@@ -281,9 +297,32 @@ fn every_generated_spec_reads_back_as_itself() {
 #[test]
 fn generated_garbage_is_refused_or_read_never_a_panic() {
     const PIECES: &[&str] = &[
-        "random", "greedy", "alphabeta", "mcts", "az", ":", ":", "=", "tb=", "solver=", "leaves=",
-        "0", "1", "64", "99999999999999999999", "-3", "1.5", "s", "ms", "e9", "inf", "NaN", " ",
-        "é", "\0", "x",
+        "random",
+        "greedy",
+        "alphabeta",
+        "mcts",
+        "az",
+        ":",
+        ":",
+        "=",
+        "tb=",
+        "solver=",
+        "leaves=",
+        "0",
+        "1",
+        "64",
+        "99999999999999999999",
+        "-3",
+        "1.5",
+        "s",
+        "ms",
+        "e9",
+        "inf",
+        "NaN",
+        " ",
+        "é",
+        "\0",
+        "x",
     ];
     let mut rng = ChaCha8Rng::seed_from_u64(29);
     for _ in 0..50_000 {
@@ -294,7 +333,11 @@ fn generated_garbage_is_refused_or_read_never_a_panic() {
         if let Ok(spec) = text.parse::<AgentSpec>() {
             // Whatever parses is a valid spec, and its writing reads back as itself.
             spec.validate().unwrap_or_else(|e| panic!("{text:?}: {e}"));
-            assert_eq!(spec.to_string().parse::<AgentSpec>().as_ref(), Ok(&spec), "{text:?}");
+            assert_eq!(
+                spec.to_string().parse::<AgentSpec>().as_ref(),
+                Ok(&spec),
+                "{text:?}"
+            );
         }
     }
 }

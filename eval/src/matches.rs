@@ -19,8 +19,8 @@
 use crate::stats::{PairCount, Rate, bradley_terry};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sowing_agents::{Agent, AgentSpec, SpecError};
 use sowing_agents::stream;
+use sowing_agents::{Agent, AgentSpec, SpecError};
 use sowing_env::{GameRecord, Outcome, Player, Rules, State, random_action};
 use sowing_exact::memory;
 use std::fmt;

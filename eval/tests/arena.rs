@@ -10,7 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 fn config(agents: &[&str], games: u32) -> ArenaConfig {
     let mut c = ArenaConfig::new(
         Rules::preset("en-dodoi-6").expect("a preset"),
-        agents.iter().map(|a| a.parse().expect("a valid spec")).collect(),
+        agents
+            .iter()
+            .map(|a| a.parse().expect("a valid spec"))
+            .collect(),
         games,
     );
     c.seed = 42;

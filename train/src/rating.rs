@@ -7,9 +7,9 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use sowing_agents::AgentSpec;
 use sowing_agents::az::network::PolicyValueNet;
 use sowing_agents::az::puct::{BatchSearch, PuctConfig};
-use sowing_agents::AgentSpec;
 use sowing_env::{Rules, State};
 use sowing_eval::accuracy::{self, Accuracy, Trial};
 use sowing_eval::matches::{self, BatchPlayer, Match, MatchError, Pairing, Salts, Seat, Tally};

@@ -11,6 +11,7 @@ use crate::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::replay::{ReplayBuffer, Sample};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use sowing_agents::AgentSpec;
 use sowing_agents::Evaluator;
 use sowing_agents::TablebaseEvaluator;
 use sowing_agents::az::checkpoint::{
@@ -19,7 +20,6 @@ use sowing_agents::az::checkpoint::{
 use sowing_agents::az::network::{Body, NetConfig, PolicyValueNet};
 use sowing_agents::az::puct::self_play::{self, PlayoutCap, SELF_PLAY, SelfPlayConfig, stream};
 use sowing_agents::az::puct::{GumbelConfig, PuctConfig};
-use sowing_agents::AgentSpec;
 use sowing_env::Rules;
 use sowing_eval::accuracy::{self, Kept};
 use sowing_eval::matches;
@@ -256,7 +256,10 @@ impl Args {
             .split(',')
             .map(str::trim)
             .filter(|s| !s.is_empty())
-            .map(|s| s.parse().map_err(|e: sowing_agents::SpecError| TrainError::Args(e.to_string())))
+            .map(|s| {
+                s.parse()
+                    .map_err(|e: sowing_agents::SpecError| TrainError::Args(e.to_string()))
+            })
             .collect()
     }
 

@@ -41,12 +41,8 @@ pub(super) fn build(spec: &AgentSpec) -> Result<Box<dyn Agent>, SpecError> {
 /// that names it afterwards.
 fn table(spec: &AgentSpec, file: Option<&Path>) -> Result<Option<Arc<Tablebase>>, SpecError> {
     file.map(|file| {
-        shared_tablebase(file).map_err(|e| {
-            SpecError::new(
-                &spec.to_string(),
-                format!("tb={}: {e}", file.display()),
-            )
-        })
+        shared_tablebase(file)
+            .map_err(|e| SpecError::new(&spec.to_string(), format!("tb={}: {e}", file.display())))
     })
     .transpose()
 }

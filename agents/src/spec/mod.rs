@@ -38,6 +38,30 @@ pub const FORMS: &[&str] = &[
     "then options KEY=VALUE, each after a colon (e.g. alphabeta:6:tb=en-dodoi-6-20.tb)",
 ];
 
+/// Leaves valued per forward pass by an `az` agent with a time per move (see
+/// [`az_default_leaves`]).
+pub const TIMED_LEAVES: u32 = 16;
+
+/// The endgame solver's positions per move an `az` agent of `budget` searches unless its spec
+/// says (`solver=`): none with a time per move, [`SOLVER_NODES`](sowing_exact::prove::SOLVER_NODES)
+/// otherwise (why: `AzAgent::default_solver`). Python's network agent takes it from here.
+pub fn az_default_solver(budget: Option<Budget>) -> u64 {
+    match budget {
+        Some(Budget::Time(_)) => 0,
+        _ => sowing_exact::prove::SOLVER_NODES,
+    }
+}
+
+/// The leaves an `az` agent of `budget` values per forward pass unless its spec says
+/// (`leaves=`): [`TIMED_LEAVES`] with a time per move, 1 with a count (why:
+/// `AzAgent::default_leaves`).
+pub fn az_default_leaves(budget: Option<Budget>) -> u32 {
+    match budget {
+        Some(Budget::Time(_)) => TIMED_LEAVES,
+        _ => 1,
+    }
+}
+
 /// An agent, named: what [`build`](AgentSpec::build) makes, with every setting its spec gives.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AgentSpec {
@@ -152,7 +176,11 @@ pub enum SpecOption {
 
 impl SpecOption {
     /// Every option, in the order the errors list them.
-    pub const ALL: [SpecOption; 3] = [SpecOption::Tablebase, SpecOption::Solver, SpecOption::Leaves];
+    pub const ALL: [SpecOption; 3] = [
+        SpecOption::Tablebase,
+        SpecOption::Solver,
+        SpecOption::Leaves,
+    ];
 
     /// Its key.
     pub fn key(self) -> &'static str {
