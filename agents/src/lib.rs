@@ -2,7 +2,7 @@
 //!
 //! The players of the sowing games and their searches, built on `sowing-env` and
 //! `sowing-exact`: the [`Agent`] trait, the search baselines (random, greedy, alpha-beta, MCTS),
-//! perfect play inside a tablebase ([`PerfectPlay`]), agent specs ([`from_spec`]), the
+//! perfect play inside a tablebase ([`PerfectPlay`]), agent specs ([`AgentSpec`]), the
 //! [`Evaluator`] trait that lets a network replace random rollouts, the batched PUCT search and
 //! self-play of [`puct`] with the network input of [`features`] (any evaluator: the tch network,
 //! or a Python one), and (feature `torch`) the trained network as a player ([`az`]).
@@ -27,11 +27,14 @@ mod streams;
 
 pub use agent::Agent;
 pub use alphabeta::{AlphaBeta, CAPTURE_WEIGHT, SearchInfo, WIN};
-pub use budget::{Budget, MAX_TIME};
+pub use budget::{Budget, MAX_NETWORK_SIMULATIONS, MAX_TIME};
 pub use evaluator::{Evaluation, Evaluator, Rollout};
 pub use greedy::Greedy;
 pub use mcts::{EXPLORATION, MAX_SIMULATIONS, Mcts, MctsInfo};
 pub use perfect::{PerfectPlay, TablebaseEvaluator, perfect_moves};
 pub use random::RandomAgent;
-pub use spec::{FORMS, OPTIONS, SpecError, from_spec, parse_budget};
+pub use spec::{
+    AgentSpec, FORMS, Kind, SpecError, SpecOption, TIMED_LEAVES, az_default_leaves,
+    az_default_solver, from_spec, parse_budget,
+};
 pub use streams::stream;

@@ -20,8 +20,8 @@ use crate::matches::{Factory, MatchError, Seat, thread_count};
 use crate::stats::{Mean, Rate};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sowing_agents::Agent;
 use sowing_agents::stream;
+use sowing_agents::{Agent, AgentSpec};
 use sowing_env::Rules;
 use sowing_exact::positions::{ExactPosition, PositionSet};
 use std::path::{Path, PathBuf};
@@ -336,7 +336,7 @@ pub fn measure(
 ) -> Result<Accuracy, MatchError> {
     let name = seat.name();
     let chosen = match seat {
-        Seat::Agent { spec, factory } => by_agents(trial, spec, *factory, progress)?,
+        Seat::Agent { spec, factory } => by_agents(trial, spec, &name, *factory, progress)?,
         Seat::Batch(player) => {
             let mut chosen = Vec::with_capacity(trial.positions.len());
             for (c, part) in trial.positions.chunks(BATCH).enumerate() {
@@ -373,10 +373,12 @@ pub fn measure(
 }
 
 /// The move and its time in each position, chosen by agents `factory(spec)`, one per thread,
-/// each taking the next position not yet taken.
+/// each taking the next position not yet taken; each position's stream drawn from the agent's
+/// `name`.
 fn by_agents(
     trial: &Trial,
-    spec: &str,
+    spec: &AgentSpec,
+    name: &str,
     factory: &Factory,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Vec<(usize, f64)>, MatchError> {
@@ -406,7 +408,7 @@ fn by_agents(
                         return;
                     }
                     agent.new_game();
-                    let mut rng = position_stream(trial.seed, spec, trial.first + i as u64);
+                    let mut rng = position_stream(trial.seed, name, trial.first + i as u64);
                     let started = Instant::now();
                     let action = agent.choose(&positions[i].state, &mut rng);
                     let seconds = started.elapsed().as_secs_f64();

@@ -5,7 +5,7 @@
 use crate::matches::{self, Factory, GameResult, Match, MatchError, Pairing, Salts, Seat};
 use crate::stats::{PairCount, Rating, ratings, wilson};
 use serde::Serialize;
-use sowing_agents::from_spec;
+use sowing_agents::AgentSpec;
 use sowing_env::{GameRecord, Rules};
 use sowing_exact::memory::{self, TooLarge};
 
@@ -21,7 +21,7 @@ pub struct ArenaConfig {
     /// The rules of every game.
     pub rules: Rules,
     /// Agent specs, at least two and all different; every pair of them meets.
-    pub agents: Vec<String>,
+    pub agents: Vec<AgentSpec>,
     /// Games per pairing, an even number: each agent has South (who moves first) in half.
     pub games: u32,
     /// Seed of every random choice.
@@ -40,7 +40,7 @@ pub struct ArenaConfig {
 impl ArenaConfig {
     /// A round robin of `agents` on `rules`, `games` per pairing, seed 0, all cores, no openings,
     /// no records.
-    pub fn new(rules: Rules, agents: Vec<String>, games: u32) -> ArenaConfig {
+    pub fn new(rules: Rules, agents: Vec<AgentSpec>, games: u32) -> ArenaConfig {
         ArenaConfig {
             rules,
             agents,
@@ -133,13 +133,13 @@ pub struct ArenaReport {
     pub records: Vec<GameRecord>,
 }
 
-/// Play the arena with agents made by [`from_spec`]. `on_game` is called (from any thread) after
+/// Play the arena with the agents its specs name ([`AgentSpec::build`]). `on_game` is called (from any thread) after
 /// each game, e.g. to move a progress bar.
 pub fn play(
     config: &ArenaConfig,
     on_game: &(dyn Fn(&GameResult) + Sync),
 ) -> Result<ArenaReport, ArenaError> {
-    play_with(config, &from_spec, on_game)
+    play_with(config, &matches::build, on_game)
 }
 
 /// [`play`] with agents made by `factory`.
@@ -200,7 +200,7 @@ fn check(config: &ArenaConfig) -> Result<(), ArenaError> {
 
 /// Refuse agents that cannot meet in one round robin: more than [`MAX_AGENTS`], or one listed
 /// twice. The arena's limits, which the trainer's baselines share.
-pub fn check_agents(agents: &[String]) -> Result<(), ArenaError> {
+pub fn check_agents(agents: &[AgentSpec]) -> Result<(), ArenaError> {
     if agents.len() > MAX_AGENTS {
         return Err(ArenaError::Config(format!(
             "an arena of {} agents is too large: at most {MAX_AGENTS} ({} pairings)",
@@ -264,8 +264,8 @@ fn summarise(
             let points = c.wins as f64 + 0.5 * c.draws as f64;
             let (low, high) = wilson(points, games as f64);
             PairingResult {
-                agent: config.agents[c.a].clone(),
-                opponent: config.agents[c.b].clone(),
+                agent: config.agents[c.a].to_string(),
+                opponent: config.agents[c.b].to_string(),
                 games,
                 wins: c.wins,
                 draws: c.draws,
@@ -294,7 +294,7 @@ fn summarise(
                 }
             }
             AgentRating {
-                agent: config.agents[i].clone(),
+                agent: config.agents[i].to_string(),
                 elo,
                 elo_low: low,
                 elo_high: high,

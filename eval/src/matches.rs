@@ -19,9 +19,8 @@
 use crate::stats::{PairCount, Rate, bradley_terry};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sowing_agents::Agent;
-use sowing_agents::SpecError;
 use sowing_agents::stream;
+use sowing_agents::{Agent, AgentSpec, SpecError};
 use sowing_env::{GameRecord, Outcome, Player, Rules, State, random_action};
 use sowing_exact::memory;
 use std::fmt;
@@ -29,8 +28,13 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-/// Makes an agent from its spec; [`from_spec`](sowing_agents::from_spec) is the usual one.
-pub type Factory = dyn Fn(&str) -> Result<Box<dyn Agent>, SpecError> + Sync;
+/// Makes an agent from its spec; [`build`] (the spec's own agent) is the usual one.
+pub type Factory = dyn Fn(&AgentSpec) -> Result<Box<dyn Agent>, SpecError> + Sync;
+
+/// The usual [`Factory`]: the agent the spec names ([`AgentSpec::build`]).
+pub fn build(spec: &AgentSpec) -> Result<Box<dyn Agent>, SpecError> {
+    spec.build()
+}
 
 /// The salts of a match's two kinds of random stream: the openings' and the players'. The three
 /// callers drew their streams with their own salts before they shared this loop; each keeps its
@@ -83,8 +87,8 @@ pub enum Seat<'a> {
     /// An agent: `factory(spec)` makes it, on each thread that plays it (for each game, when
     /// the games advance together).
     Agent {
-        /// Its spec, also its name in records and tables.
-        spec: String,
+        /// Its spec, also (written out) its name in records and tables.
+        spec: AgentSpec,
         /// What makes it.
         factory: &'a Factory,
     },
@@ -94,7 +98,7 @@ pub enum Seat<'a> {
 
 impl<'a> Seat<'a> {
     /// A seat for each of `specs`, each agent made by `factory`.
-    pub fn agents(specs: &[String], factory: &'a Factory) -> Vec<Seat<'a>> {
+    pub fn agents(specs: &[AgentSpec], factory: &'a Factory) -> Vec<Seat<'a>> {
         specs
             .iter()
             .map(|spec| Seat::Agent {
@@ -107,7 +111,7 @@ impl<'a> Seat<'a> {
     /// The seat's name in records and tables.
     pub fn name(&self) -> String {
         match self {
-            Seat::Agent { spec, .. } => spec.clone(),
+            Seat::Agent { spec, .. } => spec.to_string(),
             Seat::Batch(player) => player.name(),
         }
     }
@@ -344,7 +348,7 @@ pub fn play(
 #[allow(clippy::too_many_arguments)]
 pub fn rate_round_robin(
     rules: &Rules,
-    names: &[String],
+    names: &[AgentSpec],
     factory: &Factory,
     games: u64,
     seed: u64,
@@ -487,10 +491,10 @@ fn dealt(
     names: &[String],
     on_game: &mut dyn FnMut(&GameResult),
 ) -> Result<Vec<GameResult>, MatchError> {
-    let makers: Vec<(&str, &Factory)> = seats
+    let makers: Vec<(&AgentSpec, &Factory)> = seats
         .iter()
         .map(|seat| match seat {
-            Seat::Agent { spec, factory } => (spec.as_str(), *factory),
+            Seat::Agent { spec, factory } => (spec, *factory),
             Seat::Batch(_) => unreachable!("games are dealt only when every seat is an agent"),
         })
         .collect();

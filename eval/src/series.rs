@@ -20,7 +20,7 @@
 use crate::matches::{self, Factory, Match, MatchError, Pairing, Salts, Seat};
 use crate::stats::wilson_at;
 use serde::Serialize;
-use sowing_agents::from_spec;
+use sowing_agents::AgentSpec;
 use sowing_env::{ByPlayer, Outcome, Player, Rules};
 use sowing_exact::Stop;
 use sowing_exact::memory;
@@ -246,7 +246,7 @@ pub struct SeriesConfig {
     /// The rules of every game.
     pub rules: Rules,
     /// The two agents' specs, `A` then `B`; `A` is South in the first game.
-    pub agents: [String; 2],
+    pub agents: [AgentSpec; 2],
     /// Wins that take the series, 1 to [`MAX_TO`].
     pub to: u32,
     /// Seed of every random choice.
@@ -265,10 +265,10 @@ pub struct SeriesConfig {
 impl SeriesConfig {
     /// A series to `to` between `a` and `b` on `rules`: seed 0, no opening, 200 games of
     /// estimate, up to `100 * to` games, every core.
-    pub fn new(rules: Rules, a: &str, b: &str, to: u32) -> SeriesConfig {
+    pub fn new(rules: Rules, a: AgentSpec, b: AgentSpec, to: u32) -> SeriesConfig {
         SeriesConfig {
             rules,
-            agents: [a.to_string(), b.to_string()],
+            agents: [a, b],
             to,
             seed: 0,
             opening_plies: 0,
@@ -395,13 +395,13 @@ pub fn check(config: &SeriesConfig) -> Result<(), MatchError> {
     Ok(())
 }
 
-/// Play the series of `config` with agents made by [`from_spec`]: the estimate first, then
+/// Play the series of `config` with the agents its specs name ([`AgentSpec::build`]): the estimate first, then
 /// the series. `on_game` hears each game of the series as it is counted.
 pub fn play(
     config: &SeriesConfig,
     on_game: &mut dyn FnMut(&SeriesGame),
 ) -> Result<SeriesReport, MatchError> {
-    play_with(config, &from_spec, &Stop::never(), on_game)
+    play_with(config, &matches::build, &Stop::never(), on_game)
 }
 
 /// [`play`] with agents made by `factory`, given up between two rounds of games once `stop`
@@ -496,7 +496,7 @@ pub fn play_with(
     let winner = (0..2).find(|&i| score[i] == config.to);
     Ok(SeriesReport {
         rules: config.rules,
-        agents: config.agents.clone(),
+        agents: config.agents.clone().map(|a| a.to_string()),
         to: config.to,
         seed: config.seed,
         opening_plies: config.opening_plies,

@@ -5,7 +5,7 @@
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::{Agent, SpecError, from_spec};
+use sowing_agents::{Agent, AgentSpec, SpecError};
 use sowing_env::{Rules, State, random_action};
 use sowing_eval::accuracy::{self, Accuracy, BAND_SEEDS, Trial};
 use sowing_eval::matches::{BatchPlayer, Factory, MatchError, Seat};
@@ -121,17 +121,24 @@ impl Agent for Refuses {
     }
 }
 
-/// The agents of these tests by name, the baselines by their specs.
-fn factory(spec: &str) -> Result<Box<dyn Agent>, SpecError> {
-    match spec {
+/// The agents of these tests, which no spec names: each stands in as the spec `az:NAME`.
+const TEST_AGENTS: [&str; 5] = ["table", "table-margin", "first", "hole-zero", "refuses"];
+
+/// The agents of these tests by their stand-in specs, the baselines by their specs.
+fn factory(spec: &AgentSpec) -> Result<Box<dyn Agent>, SpecError> {
+    let name = match spec {
+        AgentSpec::Az { path, .. } => path.to_str().unwrap_or(""),
+        _ => "",
+    };
+    match name {
         "table" | "table-margin" => Ok(Box::new(TablePlayer {
             table: tiny().1.clone(),
-            margin_first: spec == "table-margin",
+            margin_first: name == "table-margin",
         })),
         "first" => Ok(Box::new(FirstMove)),
         "hole-zero" => Ok(Box::new(HoleZero)),
         "refuses" => Ok(Box::new(Refuses)),
-        _ => from_spec(spec),
+        _ => spec.build(),
     }
 }
 
@@ -149,11 +156,13 @@ fn measure_with(
         seed,
         threads,
     };
-    let factory: &Factory = &factory;
-    let mut seat = Seat::Agent {
-        spec: spec.to_string(),
-        factory,
+    let spec: AgentSpec = if TEST_AGENTS.contains(&spec) {
+        format!("az:{spec}").parse()?
+    } else {
+        spec.parse()?
     };
+    let factory: &Factory = &factory;
+    let mut seat = Seat::Agent { spec, factory };
     accuracy::measure(&trial, &mut seat, &mut |_| {})
 }
 
@@ -362,7 +371,7 @@ fn players_that_cannot_play_or_play_illegal_moves_are_clear_errors() {
     let MatchError::IllegalMove { agent, message } = &e else {
         panic!("{e:?}")
     };
-    assert_eq!(agent, "hole-zero");
+    assert_eq!(agent, "az:hole-zero");
     let at = positions
         .iter()
         .position(|p| !p.state.is_legal(0))

@@ -1,6 +1,7 @@
 //! The arena: results fixed by the seed whatever the threads, both sides of every pairing,
 //! records that replay, clear errors; and the statistics behind its figures.
 
+use sowing_agents::AgentSpec;
 use sowing_env::{Outcome, Player, Rules};
 use sowing_eval::arena::{self, ArenaConfig, ArenaError};
 use sowing_eval::stats::{PairCount, bradley_terry, ratings, wilson};
@@ -9,7 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 fn config(agents: &[&str], games: u32) -> ArenaConfig {
     let mut c = ArenaConfig::new(
         Rules::preset("en-dodoi-6").expect("a preset"),
-        agents.iter().map(|a| a.to_string()).collect(),
+        agents
+            .iter()
+            .map(|a| a.parse().expect("a valid spec"))
+            .collect(),
         games,
     );
     c.seed = 42;
@@ -97,7 +101,9 @@ fn impossible_arenas_are_refused_before_playing() {
         err(&["random", "greedy"], 0),
         ArenaError::Config(_)
     ));
-    let e = err(&["random", "mcts:lots"], 2);
+    let e = "mcts:lots".parse::<AgentSpec>().unwrap_err();
+    assert!(e.to_string().contains("valid forms"));
+    let e = err(&["random", "mcts:10:tb=/no/such.tb"], 2);
     assert!(matches!(e, ArenaError::Spec(_)));
     assert!(e.to_string().contains("valid forms"));
 }
@@ -267,7 +273,9 @@ fn arenas_beyond_the_memory_are_refused_with_what_fits() {
             assert!(e.to_string().contains("max_plies"), "{e}");
         }
     }
-    let many: Vec<String> = (1..=101).map(|d| format!("mcts:{d}")).collect();
+    let many: Vec<AgentSpec> = (1..=101)
+        .map(|d| format!("mcts:{d}").parse().unwrap())
+        .collect();
     let mut c = config(&["random"], 2);
     c.agents = many;
     let e = arena::play(&c, &|_| {}).unwrap_err();

@@ -4,7 +4,7 @@
 //! reported, not played.
 
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::{Agent, from_spec};
+use sowing_agents::{Agent, AgentSpec, from_spec};
 use sowing_env::{Outcome, Rules, State};
 use sowing_eval::matches::{self, BatchPlayer, Match, MatchError, Pairing, Played, Salts, Seat};
 use std::collections::BTreeMap;
@@ -25,8 +25,8 @@ fn agents<'a>(specs: &[&str]) -> Vec<Seat<'a>> {
     specs
         .iter()
         .map(|spec| Seat::Agent {
-            spec: spec.to_string(),
-            factory: &from_spec,
+            spec: spec.parse().expect("a valid spec"),
+            factory: &matches::build,
         })
         .collect()
 }
@@ -153,12 +153,17 @@ fn impossible_matches_and_illegal_moves_are_errors() {
         matches::play(&m, &mut agents(&["greedy", "random"]), &mut |_| {}),
         Err(MatchError::Config(_))
     ));
+    // A spec naming no agent is refused where it is read; one whose agent cannot be made (its
+    // table is missing), before any game.
+    let e = "mcts".parse::<AgentSpec>().unwrap_err();
+    assert!(e.to_string().contains("valid forms"), "{e}");
     let e = matches::play(
         &a_match(0..2, 1),
-        &mut agents(&["greedy", "mcts"]),
+        &mut agents(&["greedy", "mcts:10:tb=/no/such.tb"]),
         &mut |_| {},
     )
     .unwrap_err();
+    assert!(matches!(e, MatchError::Spec(_)), "{e:?}");
     assert!(e.to_string().contains("valid forms"), "{e}");
 
     // Every first move endless: no game to play, rather than games North wins before a move.

@@ -2,12 +2,17 @@
 //! counting for neither, is fixed by the seed whatever the threads, measures its estimate on the
 //! arena's games, and gives a game South always wins to whoever starts first.
 
+use sowing_agents::AgentSpec;
 use sowing_env::{Outcome, Rules};
 use sowing_eval::arena::{self, ArenaConfig};
 use sowing_eval::series::{self, SeriesConfig, SeriesGame};
 
+fn spec(text: &str) -> AgentSpec {
+    text.parse().expect("a valid spec")
+}
+
 fn config(a: &str, b: &str, to: u32) -> SeriesConfig {
-    let mut c = SeriesConfig::new(Rules::preset("en-dodoi-6").unwrap(), a, b, to);
+    let mut c = SeriesConfig::new(Rules::preset("en-dodoi-6").unwrap(), spec(a), spec(b), to);
     c.seed = 5;
     c.games_per_estimate = 40;
     c
@@ -97,7 +102,7 @@ fn the_estimate_is_the_arenas_games_for_the_same_seed() {
 fn when_south_always_wins_the_first_starter_wins_every_series() {
     let rules = Rules::from_json(r#"{"holes": 1, "seeds": 2}"#).unwrap();
     for to in [1, 2, 5] {
-        let mut c = SeriesConfig::new(rules, "random", "greedy", to);
+        let mut c = SeriesConfig::new(rules, spec("random"), spec("greedy"), to);
         c.games_per_estimate = 10;
         let report = series::play(&c, &mut |_| {}).unwrap();
         assert_eq!(report.winner, Some(0));
@@ -115,7 +120,7 @@ fn when_south_always_wins_the_first_starter_wins_every_series() {
 #[test]
 fn a_series_of_games_nobody_wins_is_given_up() {
     let rules = Rules::from_json(r#"{"holes": 6, "seeds": 4, "max_plies": 1}"#).unwrap();
-    let mut c = SeriesConfig::new(rules, "random", "greedy", 2);
+    let mut c = SeriesConfig::new(rules, spec("random"), spec("greedy"), 2);
     c.max_games = 7;
     c.games_per_estimate = 4;
     let report = series::play(&c, &mut |_| {}).unwrap();
@@ -152,6 +157,8 @@ fn impossible_series_are_refused_before_a_game() {
         let e = series::play(&c, &mut |_| panic!("no game is played")).unwrap_err();
         assert!(e.to_string().contains(says), "{e}");
     }
-    let e = series::play(&config("greedy", "mcts", 3), &mut |_| {}).unwrap_err();
+    let e = "mcts".parse::<AgentSpec>().unwrap_err();
+    assert!(e.to_string().contains("valid forms"), "{e}");
+    let e = series::play(&config("greedy", "mcts:10:tb=/no/such.tb", 3), &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("valid forms"), "{e}");
 }

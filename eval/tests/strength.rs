@@ -9,7 +9,7 @@ use sowing_eval::arena::{self, ArenaConfig};
 fn win_rate(agent: &str, opponent: &str) -> f64 {
     let mut config = ArenaConfig::new(
         Rules::preset("en-dodoi-8").expect("a preset"),
-        vec![agent.to_string(), opponent.to_string()],
+        vec![agent.parse().unwrap(), opponent.parse().unwrap()],
         200,
     );
     config.seed = 2026;

@@ -8,7 +8,7 @@
 use crate::output::{out, outln};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use sowing_agents::from_spec;
+use sowing_agents::AgentSpec;
 use sowing_env::Rules;
 use sowing_eval::accuracy::{self, Accuracy, Paired, Trial, committed_set, how_to_make, read_set};
 use sowing_eval::matches::Seat;
@@ -197,20 +197,19 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules = Rules::preset(&args.variant).map_err(|e| format!("--variant: {e}"))?;
     // An alias (en-dodoi) is measured as the preset it names, on that preset's committed set.
     let variant = accuracy::preset_name(&args.variant).to_string();
-    let specs: Vec<String> = args
+    let specs: Vec<AgentSpec> = args
         .agents
         .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect();
+        .filter(|s| !s.trim().is_empty())
+        .map(crate::arena::agent_arg)
+        .collect::<Result<_, _>>()?;
     if specs.is_empty() {
         return Err(
             "--agents names no agent: give comma-separated specs, e.g. random,greedy".into(),
         );
     }
     for spec in &specs {
-        from_spec(spec)?.can_play(&rules)?;
+        spec.build()?.can_play(&rules)?;
     }
     let threads = match args.threads {
         Some(0) => {
@@ -237,10 +236,10 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             .expect("a valid template")
             .progress_chars("=> "),
         );
-        bar.set_prefix(spec.clone());
+        bar.set_prefix(spec.to_string());
         let mut seat = Seat::Agent {
             spec: spec.clone(),
-            factory: &from_spec,
+            factory: &sowing_eval::matches::build,
         };
         let result = accuracy::measure(&trial, &mut seat, &mut |done| bar.set_position(done));
         bar.finish_and_clear();

@@ -5,6 +5,7 @@
 use crate::output::{out, outln};
 use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
+use sowing_agents::{AgentSpec, SpecError};
 use sowing_eval::arena::{self, ArenaConfig};
 use sowing_exact::output_file;
 use std::path::{Path, PathBuf};
@@ -20,9 +21,10 @@ pub struct Args {
     #[arg(
         long,
         value_delimiter = ',',
+        value_parser = agent_arg,
         default_value = "random,greedy,alphabeta:4,mcts:1000"
     )]
-    agents: Vec<String>,
+    agents: Vec<AgentSpec>,
     /// Games per pairing, an even number: each agent plays South (who moves first) in half.
     #[arg(long, default_value_t = 200)]
     games: u32,
@@ -48,6 +50,12 @@ pub struct Args {
     records: Option<PathBuf>,
 }
 
+/// An agent spec on the command line, where specs are read (every command that takes agents
+/// parses them with this); spaces around it are ignored, as in `--agents "random, greedy"`.
+pub fn agent_arg(text: &str) -> Result<AgentSpec, SpecError> {
+    text.trim().parse()
+}
+
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules = args.variant.one("en-dodoi-8")?.playable()?.rules;
     // Where the results go is checked before any game is played.
@@ -59,7 +67,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let config = ArenaConfig {
         rules,
-        agents: args.agents.iter().map(|a| a.trim().to_string()).collect(),
+        agents: args.agents,
         games: args.games,
         seed: args.seed,
         threads: args.threads,

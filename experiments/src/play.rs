@@ -7,7 +7,7 @@ use crate::output::note;
 use crate::select::VariantArgs;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::{Agent, from_spec};
+use sowing_agents::{Agent, AgentSpec};
 use sowing_env::{Error, GameRecord, Outcome, Player, Rules, State};
 use sowing_exact::output_file;
 use std::io::{self, BufRead, Write};
@@ -30,8 +30,8 @@ pub struct Args {
     variant: VariantArgs,
     /// The agent to play against: random, greedy, alphabeta:DEPTH, alphabeta:TIMEms,
     /// mcts:SIMULATIONS, mcts:TIMEms.
-    #[arg(long, default_value = "alphabeta:6")]
-    opponent: String,
+    #[arg(long, default_value = "alphabeta:6", value_parser = crate::arena::agent_arg)]
+    opponent: AgentSpec,
     /// Your side: south moves first.
     #[arg(long, value_enum, default_value_t = Side::South)]
     side: Side,
@@ -57,7 +57,7 @@ pub enum Ending {
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules = args.variant.one("en-dodoi-8")?.playable()?.rules;
-    let mut opponent = from_spec(&args.opponent)?;
+    let mut opponent = args.opponent.build()?;
     opponent.can_play(&rules)?;
     // Where the record goes is checked before the game, which would be lost at its end.
     if let Some(path) = &args.save {

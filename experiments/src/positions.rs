@@ -18,7 +18,7 @@ use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::RngExt;
 use serde::Serialize;
-use sowing_agents::{from_spec, stream};
+use sowing_agents::{AgentSpec, stream};
 use sowing_env::{Rules, State};
 use sowing_eval::matches::{self, Match, Pairing, Salts, Seat};
 use sowing_exact::output_file;
@@ -51,8 +51,13 @@ pub struct Args {
     tablebase: Option<PathBuf>,
     /// The two agents whose games the positions come from, comma-separated specs; each plays
     /// South in half the games.
-    #[arg(long, value_delimiter = ',', default_value = "alphabeta:6,mcts:1000")]
-    agents: Vec<String>,
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_parser = crate::arena::agent_arg,
+        default_value = "alphabeta:6,mcts:1000"
+    )]
+    agents: Vec<AgentSpec>,
     /// Uniformly random moves before the agents take over.
     #[arg(long, default_value_t = 4)]
     opening: u32,
@@ -128,7 +133,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             ("--rules", args.variant.rules.as_deref()),
         ],
     )?;
-    let agents: Vec<String> = args.agents.iter().map(|a| a.trim().to_string()).collect();
+    let agents = &args.agents;
     if agents.len() != 2 {
         return Err(format!(
             "--agents takes two agents, comma-separated (the same one twice is allowed), got {}",
@@ -136,8 +141,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
-    for spec in &agents {
-        from_spec(spec)?.can_play(&rules)?;
+    for spec in agents {
+        spec.build()?.can_play(&rules)?;
     }
     let table = match &args.tablebase {
         Some(path) => Some(Arc::new(Tablebase::open_for(path, &rules)?)),
@@ -184,7 +189,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         let batch = ((1.1 * missing / share) as u64 + 1)
             .next_multiple_of(2)
             .min(4096);
-        let drawn = draw(&rules, &agents, &args, threads, games..games + batch)?;
+        let drawn = draw(&rules, agents, &args, threads, games..games + batch)?;
         let labelled = label(&drawn, table.as_ref(), &args, threads, &bar);
         games += batch;
         for item in labelled {
@@ -220,7 +225,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         "command": "sowing positions",
         "variant": named.name,
         "seed": args.seed,
-        "agents": agents,
+        "agents": agents.iter().map(AgentSpec::to_string).collect::<Vec<_>>(),
         "opening": args.opening,
         "nodes": args.search.nodes,
         "tablebase": table.as_ref().map(|t| serde_json::json!({
@@ -271,7 +276,7 @@ fn phase_of(phases: &mut Vec<Phase>, seeds: u32) -> &mut Phase {
 /// Play games `numbers` between the two agents and draw one position from each, in order.
 fn draw(
     rules: &Rules,
-    agents: &[String],
+    agents: &[AgentSpec],
     args: &Args,
     threads: usize,
     numbers: std::ops::Range<u64>,
@@ -293,7 +298,7 @@ fn draw(
         .iter()
         .map(|spec| Seat::Agent {
             spec: spec.clone(),
-            factory: &from_spec,
+            factory: &matches::build,
         })
         .collect();
     let played = matches::play(&m, &mut seats, &mut |_| {})?;

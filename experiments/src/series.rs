@@ -5,6 +5,7 @@
 
 use crate::output::outln;
 use crate::select::VariantArgs;
+use sowing_agents::AgentSpec;
 use sowing_eval::series::{self, MAX_TO, SeriesConfig};
 
 /// Arguments of `sowing match`.
@@ -15,8 +16,8 @@ pub struct Args {
     variant: VariantArgs,
     /// The two agents, A,B (as `sowing arena` takes them): A is South in the first game, and
     /// the start alternates.
-    #[arg(long, value_delimiter = ',', required = true)]
-    agents: Vec<String>,
+    #[arg(long, value_delimiter = ',', required = true, value_parser = crate::arena::agent_arg)]
+    agents: Vec<AgentSpec>,
     /// Wins that take the series, 1 to 10000.
     #[arg(long)]
     to: u32,
@@ -46,7 +47,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let rules = args.variant.one("en-dodoi-8")?.playable()?.rules;
-    let [a, b] = <[String; 2]>::try_from(args.agents.clone()).map_err(|given| {
+    let [a, b] = <[AgentSpec; 2]>::try_from(args.agents.clone()).map_err(|given| {
+        let given: Vec<String> = given.iter().map(AgentSpec::to_string).collect();
         format!(
             "--agents takes two agents, A,B; got {}: {}",
             given.len(),
@@ -58,7 +60,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let config = SeriesConfig {
         rules,
-        agents: [a.trim().to_string(), b.trim().to_string()],
+        agents: [a, b],
         to: args.to,
         seed: args.seed,
         opening_plies: args.opening,
@@ -68,7 +70,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     };
     series::check(&config)?;
     for spec in &config.agents {
-        sowing_agents::from_spec(spec)?.can_play(&rules)?;
+        spec.build()?.can_play(&rules)?;
     }
     if !args.json {
         outln!(
@@ -83,10 +85,11 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         )?;
     }
     // The games are printed as they are counted; a failed write stops the series.
+    let report_names = config.agents.clone().map(|a| a.to_string());
     let mut written = Ok(());
     let report = series::play(&config, &mut |game| {
         if written.is_ok() && !args.json {
-            written = outln!("{}", game.line(&config.agents));
+            written = outln!("{}", game.line(&report_names));
         }
     })?;
     written?;

@@ -1,17 +1,20 @@
-//! `sowing.agents.Agent`: the search agents of `sowing-agents` (random, greedy, alpha-beta,
-//! MCTS), made from a spec string. The search is a long call (see [`crate::long_call`]): the
-//! GIL released, a Ctrl-C honoured, a stack deep enough. The agent sits behind a mutex so that
-//! the class is shareable between Python threads (a second caller waits).
+//! `sowing.Agent`: the one class of every agent in Python. Made from a spec (its text, or its
+//! fields: see [`crate::spec`]) it is a search agent of `sowing-agents` (random, greedy,
+//! alpha-beta, MCTS); the network agent `sowing.search.NetworkAgent` is a subclass that chooses
+//! its own moves. The search is a long call (see [`crate::long_call`]): the GIL released, a
+//! Ctrl-C honoured, a stack deep enough. The agent sits behind a mutex so that the class is
+//! shareable between Python threads (a second caller waits).
 
 use crate::args;
 use crate::error::{GameOverError, guard};
 use crate::long_call;
+use crate::spec::{spec_arg, spec_error};
 use crate::state::PyState;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::{Agent, AlphaBeta, from_spec};
+use sowing_agents::{Agent, AgentSpec, AlphaBeta};
 use sowing_env::State;
 use sowing_exact::Stop;
 use std::sync::{Mutex, MutexGuard};
@@ -36,29 +39,76 @@ impl std::fmt::Debug for Player {
     }
 }
 
-/// A search agent, from a spec such as `"alphabeta:6"`, `"alphabeta:500ms"`, `"mcts:1000"`,
-/// `"greedy"` or `"random"`. Seeded: the same seed and the same positions give the same moves
-/// (for count budgets; a time budget depends on the machine).
-#[pyclass(name = "Agent", module = "sowing.agents", frozen, subclass)]
+/// An agent. From a spec such as `"alphabeta:6"`, `"alphabeta:500ms"`, `"mcts:1000"`,
+/// `"greedy"` or `"random"` (or its fields), a search agent; seeded: the same seed and the same
+/// positions give the same moves (for count budgets; a time budget depends on the machine).
+#[pyclass(name = "Agent", module = "sowing", frozen, subclass)]
 #[derive(Debug)]
 pub struct PyAgent {
     name: String,
-    player: Mutex<Player>,
+    /// The search agent; `None` in a subclass that chooses its own moves (`NetworkAgent`),
+    /// whose methods stand in for those that need it.
+    player: Option<(AgentSpec, Mutex<Player>)>,
 }
 
 impl PyAgent {
+    /// The base of a subclass named `name` that chooses its own moves.
+    pub(crate) fn base(name: &str) -> PyAgent {
+        PyAgent {
+            name: name.to_string(),
+            player: None,
+        }
+    }
+
+    /// The search agent's spec and its player, for the methods that need them.
+    fn search(&self) -> PyResult<&(AgentSpec, Mutex<Player>)> {
+        self.player.as_ref().ok_or_else(|| {
+            PyNotImplementedError::new_err(format!(
+                "{} is an agent subclass that must define this method itself",
+                self.name
+            ))
+        })
+    }
+
+    /// The agent of `spec`, seeded with `seed`.
+    fn made(spec: AgentSpec, seed: u64) -> PyResult<PyAgent> {
+        if let AgentSpec::Az { .. } = spec {
+            return Err(PyValueError::new_err(format!(
+                "{spec} is a trained network: sowing.agents.from_spec or sowing.nn.agent plays \
+                 it (sowing.Agent makes the search agents itself)"
+            )));
+        }
+        let agent = guard(|| spec.build())?.map_err(spec_error)?;
+        Ok(PyAgent {
+            name: agent.name(),
+            player: Some((
+                spec,
+                Mutex::new(Player {
+                    agent,
+                    rng: ChaCha8Rng::seed_from_u64(seed),
+                    seed,
+                }),
+            )),
+        })
+    }
+
     /// The agent, for a thread without the GIL: a search holding the lock takes the GIL back
     /// now and then to look for a Ctrl-C, so waiting for the lock with the GIL held could wait
     /// for ever. Calls made with the GIL go through [`PyAgent::with`].
-    fn lock(&self) -> MutexGuard<'_, Player> {
+    fn lock(player: &Mutex<Player>) -> MutexGuard<'_, Player> {
         // A panic inside a search is reported as an error (see `guard`); the agent is still
         // usable after it, so a poisoned lock is taken over rather than refused.
-        self.player.lock().unwrap_or_else(|e| e.into_inner())
+        player.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// `f` on the agent, the GIL released while waiting for it.
-    fn with<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Player) -> T + Send) -> T {
-        py.detach(|| f(&mut self.lock()))
+    fn with<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Player) -> T + Send,
+    ) -> PyResult<T> {
+        let (_, player) = self.search()?;
+        Ok(py.detach(|| f(&mut PyAgent::lock(player))))
     }
 }
 
@@ -66,17 +116,9 @@ impl PyAgent {
 impl PyAgent {
     #[new]
     #[pyo3(signature = (spec, seed = None))]
-    fn new(spec: &str, seed: Option<&Bound<'_, PyAny>>) -> PyResult<PyAgent> {
+    fn new(spec: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<PyAgent> {
         let seed = seed.map(args::seed).transpose()?.unwrap_or(0);
-        let agent = guard(|| from_spec(spec))?.map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(PyAgent {
-            name: agent.name(),
-            player: Mutex::new(Player {
-                agent,
-                rng: ChaCha8Rng::seed_from_u64(seed),
-                seed,
-            }),
-        })
+        PyAgent::made(spec_arg(spec)?, seed)
     }
 
     /// The legal action this agent plays in `state`. Raises `GameOverError` on a finished game.
@@ -84,9 +126,10 @@ impl PyAgent {
     /// as it was before the call (its search tables may keep what the search completed).
     fn choose(&self, py: Python<'_>, state: &PyState) -> PyResult<usize> {
         let state = state.0;
+        let (_, player) = self.search()?;
         game_goes_on(&state)?;
         let action = long_call::run(py, SEARCH_STACK, |stop| {
-            let mut p = self.lock();
+            let mut p = PyAgent::lock(player);
             let Player { agent, rng, .. } = &mut *p;
             let before = rng.clone();
             agent.set_stop(stop.clone());
@@ -112,13 +155,18 @@ impl PyAgent {
         self.with(py, |p| {
             p.rng = ChaCha8Rng::seed_from_u64(seed);
             p.seed = seed;
-        });
-        Ok(())
+        })
+    }
+
+    /// The seed its random stream last started from.
+    #[getter]
+    fn current_seed(&self, py: Python<'_>) -> PyResult<u64> {
+        self.with(py, |p| p.seed)
     }
 
     /// Forget what was kept from earlier moves (search tables) before a new game.
     fn new_game(&self, py: Python<'_>) -> PyResult<()> {
-        self.with(py, |p| guard(|| p.agent.new_game()))
+        self.with(py, |p| guard(|| p.agent.new_game()))?
     }
 
     /// The spec that makes this agent again, e.g. `alphabeta:6`.
@@ -127,8 +175,12 @@ impl PyAgent {
         &self.name
     }
 
-    fn __call__(&self, py: Python<'_>, state: &PyState) -> PyResult<usize> {
-        self.choose(py, state)
+    /// The agent's move in `state`: its `choose`, whichever class defines it.
+    fn __call__<'py>(
+        slf: &Bound<'py, Self>,
+        state: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        slf.call_method1("choose", (state,))
     }
 
     fn __repr__(&self) -> String {
@@ -139,13 +191,18 @@ impl PyAgent {
     /// environment copied mid-game plays on as the original would); search tables are not
     /// copied.
     fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<PyAgent> {
-        let (rng, seed) = self.with(py, |p| (p.rng.clone(), p.seed));
-        let agent =
-            guard(|| from_spec(&self.name))?.map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let (rng, seed) = self.with(py, |p| (p.rng.clone(), p.seed))?;
+        let (spec, _) = self.search()?;
+        let agent = guard(|| spec.build())?.map_err(spec_error)?;
         Ok(PyAgent {
             name: self.name.clone(),
-            player: Mutex::new(Player { agent, rng, seed }),
+            player: Some((spec.clone(), Mutex::new(Player { agent, rng, seed }))),
         })
+    }
+
+    /// A copy, as deep as [`PyAgent::__deepcopy__`]'s: agents share nothing they change.
+    fn __copy__(&self, py: Python<'_>) -> PyResult<PyAgent> {
+        self.__deepcopy__(py, &py.None().into_bound(py))
     }
 
     /// Pickled as its spec and seed: a copy is a fresh agent whose stream starts from the seed
@@ -156,7 +213,7 @@ impl PyAgent {
     ) -> PyResult<(Bound<'py, pyo3::types::PyType>, (String, u64))> {
         Ok((
             py.get_type::<PyAgent>(),
-            (self.name.clone(), self.with(py, |p| p.seed)),
+            (self.name.clone(), self.with(py, |p| p.seed)?),
         ))
     }
 }

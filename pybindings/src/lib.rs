@@ -13,6 +13,7 @@ mod rules;
 mod search;
 mod series;
 mod solver;
+mod spec;
 mod state;
 mod tablebase;
 mod vec;
@@ -37,6 +38,8 @@ fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(search::rate_round_robin, m)?)?;
     m.add_function(wrap_pyfunction!(search::elo_against, m)?)?;
     m.add_function(wrap_pyfunction!(agents::agent_forms, m)?)?;
+    m.add_function(wrap_pyfunction!(spec::parse_agent_spec, m)?)?;
+    m.add("MAX_AGENT_TIME", sowing_agents::MAX_TIME.as_secs_f64())?;
     m.add_function(wrap_pyfunction!(solver::solve, m)?)?;
     m.add_function(wrap_pyfunction!(series::play_match, m)?)?;
     m.add_function(wrap_pyfunction!(series::series_odds, m)?)?;

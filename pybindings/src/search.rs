@@ -32,7 +32,7 @@ use sowing_agents::puct::self_play::{PlayoutCap, SelfPlayConfig, play_dealt};
 use sowing_agents::puct::{
     BatchSearch, GumbelConfig, Linear, MAX_LEAF_BATCH, PuctConfig, SearchResult, search_bytes,
 };
-use sowing_agents::{Agent, Evaluation, Evaluator, from_spec, stream};
+use sowing_agents::{Agent, AgentSpec, Evaluation, Evaluator, stream};
 use sowing_env::{MAX_HOLES, State};
 use sowing_eval::matches::{self, BatchPlayer, Match, Pairing, Salts, Seat};
 use sowing_eval::stats::{Rate, rate_against};
@@ -903,7 +903,7 @@ pub fn self_play<'py>(
 /// A player that searches with a Python network (or a Rust evaluator) and plays the most visited
 /// move, without noise, keeping its tree from move to move; in the endgame an exact solver first,
 /// as the agent `az:` does.
-#[pyclass(name = "NetworkAgent", module = "sowing._sowing", frozen, subclass)]
+#[pyclass(name = "NetworkAgent", module = "sowing._sowing", frozen, subclass, extends = crate::agents::PyAgent)]
 #[derive(Debug)]
 pub struct PyNetworkAgent {
     name: String,
@@ -955,7 +955,7 @@ impl PyNetworkAgent {
         leaf_batch: Option<&Bound<'_, PyAny>>,
         root: &str,
         considered: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<PyNetworkAgent> {
+    ) -> PyResult<PyClassInitializer<PyNetworkAgent>> {
         let holes = args::int_in(holes, "holes", 1, MAX_HOLES as i128, "1 to 16")? as usize;
         let default_considered = GumbelConfig::default().considered.into_pyobject(py)?;
         let gumbel = root_arg(root, considered.unwrap_or(default_considered.as_any()))?;
@@ -969,7 +969,8 @@ impl PyNetworkAgent {
         let seed = args::seed(seed)?;
         let valuer = Valuer::from_arg(evaluate)?;
         valuer.check(holes, lookahead)?;
-        Ok(PyNetworkAgent {
+        let base = PyClassInitializer::from(crate::agents::PyAgent::base(&name));
+        Ok(base.add_subclass(PyNetworkAgent {
             name,
             valuer,
             config: with_leaf_batch(puct_config(simulations, c_puct, 1.0, 0.0)?, leaf_batch)?,
@@ -983,7 +984,7 @@ impl PyNetworkAgent {
                 rng: ChaCha8Rng::seed_from_u64(seed),
                 seed,
             }),
-        })
+        }))
     }
 
     /// The legal action this agent plays in `state`. Raises `GameOverError` on a finished game
@@ -1178,7 +1179,8 @@ pub fn network_match(
             rules.holes()
         )));
     }
-    from_spec(opponent).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let opponent: AgentSpec = opponent.parse().map_err(crate::spec::spec_error)?;
+    opponent.build().map_err(crate::spec::spec_error)?;
     check_search_memory(
         games as usize,
         agent.holes,
@@ -1211,7 +1213,7 @@ pub fn network_match(
         let mut seats = [
             Seat::Batch(&mut network),
             Seat::Agent {
-                spec: opponent.to_string(),
+                spec: opponent.clone(),
                 factory: &stopping,
             },
         ];
@@ -1229,10 +1231,10 @@ pub fn network_match(
 fn stopping_factory(
     stop: &Stop,
     failure: &Arc<Failure>,
-) -> impl Fn(&str) -> Result<Box<dyn Agent>, sowing_agents::SpecError> + Sync + use<> {
+) -> impl Fn(&AgentSpec) -> Result<Box<dyn Agent>, sowing_agents::SpecError> + Sync + use<> {
     let (stop, failure) = (stop.clone(), Arc::clone(failure));
-    move |spec| {
-        let mut agent = from_spec(spec)?;
+    move |spec: &AgentSpec| {
+        let mut agent = spec.build()?;
         let (stop, failure) = (stop.clone(), Arc::clone(&failure));
         agent.set_stop(Stop::when(move || failure.happened() || stop.requested()));
         Ok(agent)
@@ -1262,8 +1264,12 @@ pub fn rate_round_robin(
             "a round robin needs at least two agents",
         ));
     }
+    let names: Vec<AgentSpec> = names
+        .iter()
+        .map(|name| name.parse().map_err(crate::spec::spec_error))
+        .collect::<PyResult<_>>()?;
     for name in &names {
-        from_spec(name).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        name.build().map_err(crate::spec::spec_error)?;
     }
     let failure = Arc::new(Failure::default());
     long_call::run(py, SEARCH_STACK, |stop| {

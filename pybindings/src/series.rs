@@ -11,9 +11,10 @@
 use crate::args;
 use crate::long_call;
 use crate::rules::rules_arg;
+use crate::spec::spec_error;
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use sowing_agents::{Agent, SpecError, from_spec};
+use sowing_agents::{Agent, AgentSpec, SpecError};
 use sowing_eval::matches::MatchError;
 use sowing_eval::series::{self, MAX_TO, Odds, SeriesConfig};
 use sowing_exact::memory::MAX_THREADS;
@@ -54,7 +55,10 @@ pub fn play_match(
     let to = args::int_in(to, "to", 1, MAX_TO.into(), "1 to 10000 wins")? as u32;
     let config = SeriesConfig {
         rules,
-        agents: [a.to_string(), b.to_string()],
+        agents: [
+            a.parse().map_err(spec_error)?,
+            b.parse().map_err(spec_error)?,
+        ],
         to,
         seed: args::seed(seed)?,
         opening_plies: args::int_in(
@@ -91,8 +95,8 @@ pub fn play_match(
     };
     let report = long_call::run_apart(py, SERIES_STACK, |stop| {
         let agents_stop = stop.clone();
-        let factory = move |spec: &str| -> Result<Box<dyn Agent>, SpecError> {
-            let mut agent = from_spec(spec)?;
+        let factory = move |spec: &AgentSpec| -> Result<Box<dyn Agent>, SpecError> {
+            let mut agent = spec.build()?;
             agent.set_stop(agents_stop.clone());
             Ok(agent)
         };

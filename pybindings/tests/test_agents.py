@@ -29,6 +29,65 @@ def test_malformed_spec_shows_the_forms(spec):
         from_spec(spec)
 
 
+def test_parse_agent_spec_gives_the_fields_of_the_rust_grammar():
+    parse = sowing.agents.parse_agent_spec
+    assert parse("greedy") == {"kind": "greedy"}
+    assert parse("alphabeta:6") == {"kind": "alphabeta", "depth": 6, "time": None, "tablebase": None}
+    assert parse("mcts:1.5s:tb=t.tb") == {
+        "kind": "mcts", "simulations": None, "time": 1.5, "tablebase": "t.tb"
+    }
+    az = parse("az:runs/x:50ms:leaves=8:tb=t.tb")
+    assert az == {
+        "kind": "az", "path": "runs/x", "simulations": None, "time": 0.05, "solver": None,
+        "leaves": 8, "tablebase": "t.tb", "budget": "50ms", "default_solver": 0,
+        "default_leaves": 16,
+    }
+    counted = parse("az:c:/runs/x:64:solver=0")
+    assert (counted["path"], counted["simulations"], counted["solver"]) == ("c:/runs/x", 64, 0)
+    assert (counted["default_solver"], counted["default_leaves"]) == (200000, 1)
+    for spec, why in [
+        ("az:", "checkpoint path"),
+        ("az:x:0", "simulations 0 is out of range"),
+        ("mcts:10:solver=3", "mcts takes no option solver="),
+        ("wizard", "unknown agent"),
+    ]:
+        with pytest.raises(ValueError, match=why) as e:
+            parse(spec)
+        assert "valid forms" in str(e.value)
+
+
+def test_keyword_agents_are_specs_built_in_rust():
+    # The fields of a parsed spec make the same agent as its text.
+    for spec in ["alphabeta:3", "mcts:200ms", "greedy", "random"]:
+        assert Agent(sowing.agents.parse_agent_spec(spec)).name == Agent(spec).name
+    assert AlphaBeta(time=0.0001).name == "alphabeta:1ms"
+    for make, error, why in [
+        (lambda: AlphaBeta(depth=0), ValueError, "depth 0 is out of range: 1 to 64"),
+        (lambda: AlphaBeta(depth=3, time=1), ValueError, "not both or neither"),
+        (lambda: MCTS(simulations=10**30), ValueError, "out of range"),
+        (lambda: MCTS(simulations=2.5), TypeError, "simulations must be an integer"),
+        (lambda: MCTS(time="1s"), TypeError, "time must be a number"),
+        (lambda: MCTS(time=float("nan")), ValueError, "at most 3600 seconds"),
+        (lambda: Agent({"kind": "greedy", "depth": 3}), ValueError, "greedy takes no depth="),
+        (lambda: Agent({"kind": "chess"}), ValueError, "unknown agent kind"),
+        (lambda: Agent({}), ValueError, "kind"),
+        (lambda: Agent(3), TypeError, "an agent spec is a string"),
+        (lambda: Agent("az:runs/x"), ValueError, "sowing.nn.agent"),
+    ]:
+        with pytest.raises(error, match=why):
+            make()
+
+
+def test_every_agent_is_a_sowing_agent():
+    for agent in (Random(), Greedy(), AlphaBeta(depth=2), MCTS(simulations=8), from_spec("greedy")):
+        assert isinstance(agent, sowing.Agent)
+    assert sowing.Agent is Agent
+    agent = MCTS(simulations=20, seed=3)
+    assert agent.current_seed == 3
+    state = State.initial("en-dodoi-6")
+    assert agent(state) == MCTS(simulations=20, seed=3).choose(state)
+
+
 def test_agents_play_legal_moves_on_every_preset():
     for variant in sowing.variants():
         rng = np.random.default_rng(0)

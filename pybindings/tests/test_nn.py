@@ -3,6 +3,7 @@ read and written without torch, and the agent `az:PATH` from Python. (That a che
 by `sowing train` gives the tch network's outputs here is checked from the Rust side, by
 agents/tests/az_python.rs, which trains one.)"""
 
+import inspect
 import json
 import subprocess
 import sys
@@ -145,6 +146,45 @@ def test_a_checkpoint_loads_with_its_outputs_and_plays_as_az(tmp_path, body):
 def test_bad_az_specs_say_what_is_wrong(spec, message):
     with pytest.raises(ValueError, match=message):
         sowing.agents.from_spec(spec)
+
+
+def test_az_specs_are_read_by_the_rust_grammar(tmp_path):
+    """nn.agent takes every az: spec that sowing arena takes, options in any order, and maps
+    its fields onto the network agent."""
+    net = nn.PolicyValueNet(6, hidden=8, blocks=1)
+    save_checkpoint(tmp_path, net)
+    batched = sowing.agents.from_spec(f"az:{tmp_path}:5:leaves=4:solver=0")
+    assert batched.name == f"az:{tmp_path}:5:solver=0:leaves=4"
+    assert batched._settings["leaf_batch"] == 4 and batched._settings["solver_nodes"] == 0
+    assert batched._settings["simulations"] == 5
+    default = sowing.agents.from_spec(f"az:{tmp_path}:solver=200000:leaves=1")
+    assert default.name == f"az:{tmp_path}:16"
+    with pytest.raises(ValueError, match="no tablebase"):
+        sowing.agents.from_spec(f"az:{tmp_path}:8:tb=some.tb")
+    with pytest.raises(ValueError, match="leaves= takes a number of leaves per forward pass, 1 to 256"):
+        sowing.agents.from_spec(f"az:{tmp_path}:leaves=0")
+    timed = f"az:{tmp_path}:50ms"
+    if "time" in inspect.signature(NetworkAgent.__new__).parameters:
+        agent = sowing.agents.from_spec(timed)
+        assert agent.name == timed
+        assert agent._settings["solver_nodes"] == 0 and agent._settings["leaf_batch"] == 16
+        state = State.initial("en-dodoi-6")
+        assert agent.choose(state) in state.legal_moves()
+    else:
+        # A NetworkAgent without a clock: the spec is read, and refused by name.
+        with pytest.raises(ValueError, match="no time per move"):
+            sowing.agents.from_spec(timed)
+
+
+def test_a_network_agent_is_a_sowing_agent(tmp_path):
+    net = nn.PolicyValueNet(6, hidden=8, blocks=1)
+    save_checkpoint(tmp_path, net)
+    agent = sowing.agents.from_spec(f"az:{tmp_path}:4")
+    assert isinstance(agent, sowing.Agent)
+    plain = NetworkAgent(net.evaluator(), "en-dodoi-6", simulations=4)
+    assert isinstance(plain, sowing.Agent) and isinstance(plain, sowing.agents.Agent)
+    state = State.initial("en-dodoi-6")
+    assert plain(state) in state.legal_moves()
 
 
 def test_damaged_checkpoints_are_refused_naming_the_file(tmp_path):

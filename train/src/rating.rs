@@ -7,9 +7,9 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use sowing_agents::AgentSpec;
 use sowing_agents::az::network::PolicyValueNet;
 use sowing_agents::az::puct::{BatchSearch, PuctConfig};
-use sowing_agents::from_spec;
 use sowing_env::{Rules, State};
 use sowing_eval::accuracy::{self, Accuracy, Trial};
 use sowing_eval::matches::{self, BatchPlayer, Match, MatchError, Pairing, Salts, Seat, Tally};
@@ -78,7 +78,7 @@ pub struct MatchSetup {
     /// The game.
     pub rules: Rules,
     /// The opponent's agent spec.
-    pub opponent: String,
+    pub opponent: AgentSpec,
     /// Games to play; the network is South in even games and North in odd ones.
     pub games: u32,
     /// Game `g` draws from stream `g` of this seed.
@@ -153,7 +153,7 @@ pub fn play_network_matches(
         Seat::Batch(&mut network),
         Seat::Agent {
             spec: setup.opponent.clone(),
-            factory: &from_spec,
+            factory: &matches::build,
         },
     ];
     let mut finished = 0;
@@ -161,7 +161,10 @@ pub fn play_network_matches(
         finished += 1;
         progress(finished);
     })?;
-    Ok(MatchResult::from_tally(&setup.opponent, &played.tallies[0]))
+    Ok(MatchResult::from_tally(
+        &setup.opponent.to_string(),
+        &played.tallies[0],
+    ))
 }
 
 /// The accuracy of the network, searching as `config` says without noise, on `positions` (of

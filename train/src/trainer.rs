@@ -11,6 +11,7 @@ use crate::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::replay::{ReplayBuffer, Sample};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use sowing_agents::AgentSpec;
 use sowing_agents::Evaluator;
 use sowing_agents::TablebaseEvaluator;
 use sowing_agents::az::checkpoint::{
@@ -19,7 +20,6 @@ use sowing_agents::az::checkpoint::{
 use sowing_agents::az::network::{Body, NetConfig, PolicyValueNet};
 use sowing_agents::az::puct::self_play::{self, PlayoutCap, SELF_PLAY, SelfPlayConfig, stream};
 use sowing_agents::az::puct::{GumbelConfig, PuctConfig};
-use sowing_agents::from_spec;
 use sowing_env::Rules;
 use sowing_eval::accuracy::{self, Kept};
 use sowing_eval::matches;
@@ -249,13 +249,17 @@ impl Args {
         })
     }
 
-    /// The baselines' specs.
-    pub fn baseline_specs(&self) -> Vec<String> {
+    /// The baselines' specs, read from the comma-separated `--baselines` (which the settings
+    /// file keeps as written).
+    pub fn baseline_specs(&self) -> Result<Vec<AgentSpec>, TrainError> {
         self.baselines
             .split(',')
             .map(str::trim)
             .filter(|s| !s.is_empty())
-            .map(str::to_string)
+            .map(|s| {
+                s.parse()
+                    .map_err(|e: sowing_agents::SpecError| TrainError::Args(e.to_string()))
+            })
             .collect()
     }
 
@@ -366,8 +370,8 @@ impl Args {
         if self.threads.is_some_and(|t| t > MAX_THREADS) {
             return bad("threads", "at most 1024");
         }
-        for spec in self.baseline_specs() {
-            sowing_agents::from_spec(&spec).map_err(|e| TrainError::Args(e.to_string()))?;
+        for spec in self.baseline_specs()? {
+            spec.build().map_err(|e| TrainError::Args(e.to_string()))?;
         }
         Ok(())
     }
@@ -377,7 +381,7 @@ impl Args {
     /// one that random play seldom reaches (tried on the baselines' round robin, the first match
     /// an evaluation plays). No games (`--eval-games 0`, no baselines) need none of this.
     fn check_evaluation(&self, rules: &Rules) -> Result<(), TrainError> {
-        let baselines = self.baseline_specs();
+        let baselines = self.baseline_specs()?;
         if self.eval_games == 0 || baselines.is_empty() {
             return Ok(());
         }
@@ -1156,11 +1160,16 @@ impl Trainer {
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Vec<MatchResult>, TrainError> {
         let games = self.args.eval_games;
-        let baselines = self.args.baseline_specs();
+        let baselines = self.args.baseline_specs()?;
         if games == 0 || baselines.is_empty() || !self.evaluates(iteration) {
             return Ok(Vec::new());
         }
-        if self.baseline_elo.is_empty() {
+        // Rated once per run; a run resumed with ratings under other spellings of its baselines
+        // rates them again, to the same figures (the round robin is fixed by the seed).
+        if baselines
+            .iter()
+            .any(|b| !self.baseline_elo.contains_key(&b.to_string()))
+        {
             self.rate_baselines(&baselines, progress)?;
         }
         let config = self.args.puct(self.args.eval_simulations);
@@ -1227,11 +1236,11 @@ impl Trainer {
     /// baseline) anchored at 0.
     fn rate_baselines(
         &mut self,
-        baselines: &[String],
+        baselines: &[AgentSpec],
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(), TrainError> {
         let mut names = baselines.to_vec();
-        if let Some(pos) = names.iter().position(|n| n == "random") {
+        if let Some(pos) = names.iter().position(|n| *n == AgentSpec::Random) {
             names.swap(0, pos);
         }
         let pairs = (names.len() * names.len().saturating_sub(1) / 2) as u32;
@@ -1240,7 +1249,7 @@ impl Trainer {
         let ratings = matches::rate_round_robin(
             &self.rules,
             &names,
-            &from_spec,
+            &matches::build,
             u64::from(self.args.eval_games),
             seed,
             self.args.eval_opening,
@@ -1248,7 +1257,11 @@ impl Trainer {
             &mut |done| progress(Progress::RatingBaselines(done, pairs)),
         )
         .map_err(|e| TrainError::Args(e.to_string()))?;
-        self.baseline_elo = names.into_iter().zip(ratings).collect();
+        self.baseline_elo = names
+            .iter()
+            .map(AgentSpec::to_string)
+            .zip(ratings)
+            .collect();
         Ok(())
     }
 

@@ -104,7 +104,10 @@ fn an_agent_refuses_a_board_it_was_not_trained_on() {
     );
     let config = ArenaConfig::new(
         Rules::preset("en-dodoi-8").unwrap(),
-        vec![format!("az:{}:4", dir.display()), "random".into()],
+        vec![
+            format!("az:{}:4", dir.display()).parse().unwrap(),
+            sowing_agents::AgentSpec::Random,
+        ],
         2,
     );
     let msg = error_text(sowing_eval::arena::play(&config, &|_| {}));

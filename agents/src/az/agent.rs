@@ -36,9 +36,7 @@ use std::time::{Duration, Instant};
 
 pub use sowing_exact::prove::{MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
 
-/// Leaves valued per forward pass by an agent with a time per move (see
-/// [`AzAgent::default_leaves`]).
-pub const TIMED_LEAVES: u32 = 16;
+pub use crate::spec::TIMED_LEAVES;
 
 /// A player that searches with a trained network.
 #[derive(Debug)]
@@ -97,10 +95,7 @@ impl AzAgent {
     /// only without; 78% and 93% of those with 16 to 23 seeds), where the solver seldom proves
     /// anything within its budget (docs/strength.md).
     pub fn default_solver(budget: Option<Budget>) -> u64 {
-        match budget {
-            Some(Budget::Time(_)) => 0,
-            _ => SOLVER_NODES,
-        }
+        crate::spec::az_default_solver(budget)
     }
 
     /// The same agent with an endgame solver budget of `nodes` positions per move (0: none);
@@ -119,10 +114,7 @@ impl AzAgent {
     /// and the clock buys several times the simulations; with a count 1, so that a count means
     /// the search the network trained with.
     pub fn default_leaves(budget: Option<Budget>) -> u32 {
-        match budget {
-            Some(Budget::Time(_)) => TIMED_LEAVES,
-            _ => 1,
-        }
+        crate::spec::az_default_leaves(budget)
     }
 
     /// The same agent valuing `leaves` leaves per forward pass (see [`PuctConfig::leaf_batch`]);

@@ -539,7 +539,7 @@ impl SearchSettings {
 }
 
 /// The most PUCT simulations per move a checkpoint's settings may ask for, as an `az:` spec may.
-pub const MAX_SIMULATIONS: u32 = 1_000_000;
+pub use crate::budget::MAX_NETWORK_SIMULATIONS as MAX_SIMULATIONS;
 
 /// The largest network a checkpoint may describe: the trainer's limits on `--hidden` and
 /// `--blocks`.

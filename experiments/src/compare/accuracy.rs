@@ -12,7 +12,7 @@
 use super::cache::{Checked, UnitKey, mean_inconsistency, rate_inconsistency, unless};
 use super::config::Variant;
 use super::sketch::hash_bytes;
-use sowing_agents::from_spec;
+use sowing_agents::AgentSpec;
 use sowing_env::Rules;
 use sowing_eval::accuracy::{self, Accuracy, Trial, committed_set, how_to_make, read_set};
 use sowing_eval::matches::Seat;
@@ -81,9 +81,10 @@ pub fn measure_unit(
         seed,
         threads: 1,
     };
+    // The plan names its agents in the grammar (they key its cache); read here, once a unit.
     let mut seat = Seat::Agent {
-        spec: spec.to_string(),
-        factory: &from_spec,
+        spec: spec.parse::<AgentSpec>().map_err(|e| e.to_string())?,
+        factory: &sowing_eval::matches::build,
     };
     accuracy::measure(&trial, &mut seat, &mut |_| {}).map_err(|e| e.to_string())
 }

@@ -8,7 +8,7 @@
 
 use super::cache::{Checked, UnitKey, unless};
 use super::plan::OPENING_PLIES;
-use sowing_agents::from_spec;
+use sowing_agents::AgentSpec;
 use sowing_env::Rules;
 use sowing_eval::matches::{self, Match, Pairing, Salts, Seat, Tally};
 
@@ -35,9 +35,11 @@ pub fn play_unit(
         threads: 1,
         keep_records: false,
     };
-    let mut seats = [a, b].map(|spec| Seat::Agent {
-        spec: spec.to_string(),
-        factory: &from_spec,
+    // The plan names its agents in the grammar (they key its cache); read here, once a unit.
+    let spec = |text: &str| text.parse::<AgentSpec>().map_err(|e| e.to_string());
+    let mut seats = [spec(a)?, spec(b)?].map(|spec| Seat::Agent {
+        spec,
+        factory: &matches::build,
     });
     let played = matches::play(&m, &mut seats, &mut |_| {}).map_err(|e| e.to_string())?;
     Ok(played.tallies[0])

@@ -9,7 +9,10 @@ as fast, exact reinforcement-learning environments, over a Rust engine.
 - ``sowing.vector.SelfPlayVec``: many games of self-play stepped in Rust, the fast path;
   ``sowing.vector.VecEnv``: a Gymnasium vector env.
 - ``sowing.pettingzoo.env(variant)``: the two-player game as a PettingZoo AEC env.
-- ``sowing.agents``: the Rust search agents (``AlphaBeta(depth=6)``, ``from_spec("mcts:1000")``).
+- ``sowing.Agent``: the class of every agent (``choose(state)``, ``seed``, ``new_game``,
+  ``name``; copied and pickled); ``sowing.agents``: the Rust search agents
+  (``AlphaBeta(depth=6)``, ``from_spec("mcts:1000")``), ``sowing.search.NetworkAgent`` the
+  network's.
 - ``sowing.search``: the Rust batched PUCT search with leaves valued by a Python network
   (``search``, ``self_play``, ``NetworkAgent``); ``sowing.nn``: the network of ``sowing train``
   in PyTorch, loading its checkpoints (needs torch); ``sowing.ray``: self-play on Ray (needs
@@ -23,6 +26,7 @@ hole numbering of RULES.md; actions are relative to the mover, ``0..n`` from the
 
 from ._sowing import (
     MAX_HOLES,
+    Agent,
     GameOverError,
     IllegalActionError,
     Probe,
@@ -43,6 +47,7 @@ __all__ = [
     "MAX_HOLES",
     "NORTH",
     "SOUTH",
+    "Agent",
     "GameOverError",
     "IllegalActionError",
     "Probe",

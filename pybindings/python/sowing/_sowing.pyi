@@ -25,6 +25,16 @@ def variant_source(name: str) -> str | None:
 def agent_forms() -> list[str]:
     """The forms an agent spec may take."""
 
+MAX_AGENT_TIME: Final[float]
+"""The longest time budget of an agent, in seconds per move."""
+
+def parse_agent_spec(spec: str) -> dict[str, Any]:
+    """The fields of an agent spec, read by the Rust grammar: ``kind``, then those of the kind
+    (``depth`` or ``simulations`` or ``time`` in seconds, ``tablebase``; for ``az`` also
+    ``path``, ``solver``, ``leaves``, and ``budget``, ``default_solver``, ``default_leaves``),
+    ``None`` where the spec leaves one out. A malformed spec raises ``ValueError`` listing the
+    forms."""
+
 @final
 class Rules:
     """The rules of one game: a preset by name, or fields: ``holes`` and ``seeds`` always
@@ -171,9 +181,11 @@ class SelfPlayVec:
     def __len__(self) -> int: ...
 
 class Agent:
-    """A search agent from a spec (random, greedy, alphabeta:DEPTH|TIME, mcts:SIMS|TIME)."""
+    """The class of every agent (``sowing.Agent``). Made from a spec (random, greedy,
+    alphabeta:DEPTH|TIME, mcts:SIMS|TIME: its text, or its fields as ``parse_agent_spec`` gives
+    them), a search agent; ``NetworkAgent`` is a subclass."""
 
-    def __new__(cls, spec: str, seed: int = 0) -> Self: ...
+    def __new__(cls, spec: str | dict[str, Any], seed: int = 0) -> Self: ...
     def choose(self, state: State) -> int:
         """A legal action for ``state``, searched with the GIL released; Ctrl-C stops the
         search (``KeyboardInterrupt``)."""
@@ -181,8 +193,11 @@ class Agent:
     def seed(self, seed: int) -> None: ...
     def new_game(self) -> None: ...
     @property
+    def current_seed(self) -> int: ...
+    @property
     def name(self) -> str: ...
     def __deepcopy__(self, memo: Any) -> Agent: ...
+    def __copy__(self) -> Agent: ...
 
 @final
 class Proof:
@@ -357,7 +372,7 @@ class Search:
     ]: ...
     def clear(self) -> None: ...
 
-class NetworkAgent:
+class NetworkAgent(Agent):
     def __new__(
         cls,
         name: str,

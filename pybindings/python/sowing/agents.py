@@ -2,9 +2,12 @@
 
 ``from_spec("mcts:1000")`` makes any agent from its spec (``random``, ``greedy``,
 ``alphabeta:DEPTH``, ``alphabeta:500ms``, ``mcts:SIMULATIONS``, ``mcts:200ms``, and
-``az:PATH`` for a network trained by ``sowing train``, played through ``sowing.nn``);
-``AlphaBeta(depth=6)``, ``MCTS(simulations=1000)``, ``Greedy()`` and ``Random()`` are the same
-agents by keyword. ``agent.choose(state)`` returns a legal action; the search runs in Rust with
+``az:PATH[:SIMS|:TIME]`` for a network trained by ``sowing train``, played through
+``sowing.nn``); ``AlphaBeta(depth=6)``, ``MCTS(simulations=1000)``, ``Greedy()`` and
+``Random()`` are the same agents by keyword. Every agent, the network's ``NetworkAgent``
+included, is a ``sowing.Agent``. ``parse_agent_spec("az:runs/x:50ms")`` gives a spec's fields
+as a dict, read by the same grammar as ``sowing arena``'s (``sowing.Agent`` takes such a dict
+too). ``agent.choose(state)`` returns a legal action; the search runs in Rust with
 the GIL released, and Ctrl-C stops it within a few hundredths of a second
 (``KeyboardInterrupt``, the agent's random stream left as it was). Each agent has its own
 seeded random stream (``seed`` argument, ``seed()`` method): with a count budget the same seed
@@ -27,13 +30,11 @@ probability out exactly from any chances. See ``docs/match-play.md``.
 from __future__ import annotations
 
 import json
-import operator
 from typing import Any, NamedTuple
 
-import numpy as np
 
 from . import _sowing
-from ._sowing import Agent, Proof, Rules, agent_forms, solve
+from ._sowing import MAX_AGENT_TIME, Agent, Proof, Rules, agent_forms, parse_agent_spec, solve
 
 __all__ = [
     "MCTS",
@@ -45,6 +46,7 @@ __all__ = [
     "SeriesOdds",
     "forms",
     "from_spec",
+    "parse_agent_spec",
     "play_match",
     "series_odds",
     "solve",
@@ -52,46 +54,25 @@ __all__ = [
 
 
 def forms() -> list[str]:
-    """The forms an agent spec may take."""
-    return [*agent_forms(), "az:PATH, az:PATH:SIMS, az:PATH[:SIMS]:solver=NODES (a trained network; needs torch)"]
+    """The forms an agent spec may take (``az:`` needs torch in Python, for ``sowing.nn``)."""
+    return agent_forms()
 
 
 def from_spec(spec: str, seed: int = 0) -> Agent:
     """The agent that ``spec`` names; a malformed spec raises ``ValueError`` listing the forms.
-    ``az:PATH[:SIMS][:solver=NODES]`` is a checkpoint of ``sowing train`` played by its network in
-    PyTorch (``sowing.nn.agent``; needs torch)."""
+    ``az:PATH[:SIMS|:TIME][:solver=NODES][:leaves=N]`` is a checkpoint of ``sowing train``
+    played by its network in PyTorch (``sowing.nn.agent``; needs torch)."""
     if not isinstance(spec, str):
         raise TypeError(f"an agent spec is a string such as 'mcts:1000', got {type(spec).__name__}")
-    if spec.startswith("az:"):
+    if parse_agent_spec(spec)["kind"] == "az":
         from . import nn
 
         return nn.agent(spec, seed)
     return Agent(spec, seed)
 
 
-MAX_TIME = 3600.0
-"""The longest time budget, in seconds per move."""
-
-
-def _budget(kind: str, count_name: str, count: int | None, time: float | None) -> str:
-    if (count is None) == (time is None):
-        raise ValueError(
-            f"{kind} takes either {count_name}= or time= (seconds per move), not both or neither"
-        )
-    if time is not None:
-        if isinstance(time, bool) or not isinstance(time, (int, float, np.integer, np.floating)):
-            raise TypeError(f"time must be a number of seconds, got {type(time).__name__}")
-        if not 0 < time <= MAX_TIME:  # NaN fails too
-            raise ValueError(
-                f"time must be more than 0 and at most {MAX_TIME:g} seconds, got {time!r}"
-            )
-        return f"{kind}:{max(1, round(time * 1000))}ms"
-    try:
-        return f"{kind}:{operator.index(count)}"
-    except TypeError:
-        raise TypeError(
-            f"{count_name} must be an integer, got {type(count).__name__} {count!r}"
-        ) from None
+MAX_TIME: float = MAX_AGENT_TIME
+"""The longest time budget, in seconds per move (the core's)."""
 
 
 class AlphaBeta(Agent):
@@ -103,7 +84,7 @@ class AlphaBeta(Agent):
     ) -> AlphaBeta:
         if depth is None and time is None:
             depth = 6
-        return super().__new__(cls, _budget("alphabeta", "depth", depth, time), seed)
+        return super().__new__(cls, {"kind": "alphabeta", "depth": depth, "time": time}, seed)
 
 
 class MCTS(Agent):
@@ -114,21 +95,23 @@ class MCTS(Agent):
     ) -> MCTS:
         if simulations is None and time is None:
             simulations = 1000
-        return super().__new__(cls, _budget("mcts", "simulations", simulations, time), seed)
+        return super().__new__(
+            cls, {"kind": "mcts", "simulations": simulations, "time": time}, seed
+        )
 
 
 class Greedy(Agent):
     """The move that captures most seeds now, ties broken at random."""
 
     def __new__(cls, *, seed: int = 0) -> Greedy:
-        return super().__new__(cls, "greedy", seed)
+        return super().__new__(cls, {"kind": "greedy"}, seed)
 
 
 class Random(Agent):
     """A uniformly random legal move."""
 
     def __new__(cls, *, seed: int = 0) -> Random:
-        return super().__new__(cls, "random", seed)
+        return super().__new__(cls, {"kind": "random"}, seed)
 
 
 def play_match(

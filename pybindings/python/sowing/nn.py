@@ -20,7 +20,8 @@ network trained in Python can be searched by the Rust search (``sowing.search``)
   ``iter-NNNNNN`` folder) and its metadata; sizes and hashes are checked first.
 - ``save(net, run, variant)``: a network trained in Python written as a checkpoint of ``run``,
   which ``az:RUN`` plays (here and in ``sowing arena``).
-- ``agent("az:PATH[:SIMS][:solver=NODES]")``: the checkpoint as a ``sowing.search.NetworkAgent``,
+- ``agent("az:PATH[:SIMS|:TIME][:solver=NODES][:leaves=N]")``: the checkpoint as a
+  ``sowing.search.NetworkAgent``,
   the agent ``az:`` of ``sowing arena``; ``sowing.agents.from_spec`` and the ``opponent`` of the
   Gymnasium environment reach it through here.
 
@@ -29,6 +30,7 @@ Importing this module needs PyTorch (``pip install torch``); ``import sowing`` d
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from typing import Any, Callable
@@ -45,17 +47,13 @@ except ImportError:
     ) from None
 
 from . import _checkpoint, _safetensors
-from ._sowing import Rules
+from ._sowing import Rules, parse_agent_spec
 from .search import NetworkAgent, input_length
 
 __all__ = ["Evaluator", "PolicyValueNet", "agent", "load", "save", "state_dict_arrays"]
 
 MASKED_LOGIT = -1.0e9
 """The logit of illegal actions, as in the Rust network: softmax gives them exactly zero."""
-
-SOLVER_NODES = 200_000
-"""The endgame solver's default budget per move of the agent ``az:`` (``SOLVER_NODES`` of
-``sowing-agents``)."""
 
 
 class Block(nn.Module):
@@ -366,48 +364,57 @@ def save(
 
 
 def agent(spec: str, seed: int = 0) -> NetworkAgent:
-    """The agent of spec ``az:PATH``, ``az:PATH:SIMS``, ``az:PATH[:SIMS]:solver=NODES``, as
-    ``sowing arena`` makes it: the checkpoint's network searching ``SIMS`` simulations per move
-    (default: those the run trained with) with the run's ``c_puct``, the most visited move without
-    noise, and the endgame solver at ``NODES`` positions per move (default 200000, 0: none)."""
-    if not spec.startswith("az:"):
+    """The agent of spec ``az:PATH[:SIMS|:TIME][:solver=NODES][:leaves=N]``, as ``sowing arena``
+    makes it (the spec read by the same grammar, ``sowing.agents.parse_agent_spec``): the
+    checkpoint's network searching ``SIMS`` simulations per move (default: those the run trained
+    with) or for ``TIME`` per move (``50ms``, ``1s``), with the run's ``c_puct``, the most visited
+    move without noise, the endgame solver at ``NODES`` positions per move (default 200000 with a
+    count, none with a time; 0: none) and ``N`` leaves per forward pass (default 1 with a count,
+    16 with a time). ``tb=FILE`` is refused: the Python network agent takes no tablebase."""
+    fields = parse_agent_spec(spec)
+    if fields["kind"] != "az":
         raise ValueError(f"invalid agent spec {spec!r}: an az spec starts with az:")
-    rest = spec[3:]
-    solver = SOLVER_NODES
-    head, _, option = rest.rpartition(":")
-    if option.startswith("solver="):
-        try:
-            solver = int(option[len("solver="):])
-        except ValueError:
-            solver = -1
-        if not 0 <= solver <= 1_000_000_000:
-            raise ValueError(
-                f"invalid agent spec {spec!r}: solver= takes a number of positions, 0 to 1000000000"
-            )
-        rest = head
-    simulations = None
-    head, _, last = rest.rpartition(":")
-    if head and last.isdigit():
-        simulations = int(last)
-        if not 1 <= simulations <= 1_000_000:
-            raise ValueError(f"invalid agent spec {spec!r}: simulations must be 1 to 1000000")
-        rest = head
-    if not rest:
-        raise ValueError(f"invalid agent spec {spec!r}: az needs a checkpoint path after the colon")
-    net, meta = load(rest)
+    if fields["tablebase"] is not None:
+        raise ValueError(
+            f"invalid agent spec {spec!r}: the Python network agent takes no tablebase (tb=); "
+            "sowing arena plays az:...:tb=FILE"
+        )
+    path = fields["path"]
+    net, meta = load(path)
     args = meta["args"]
-    simulations = simulations or int(args["simulations"])
+    simulations = fields["simulations"]
+    time = fields["time"]
+    keywords: dict[str, Any] = {}
+    if time is not None:
+        if "time" not in inspect.signature(NetworkAgent.__new__).parameters:
+            raise ValueError(
+                f"invalid agent spec {spec!r}: this NetworkAgent takes no time per move; give a "
+                "count of simulations (az:PATH:SIMS)"
+            )
+        keywords["time"] = time
+    else:
+        simulations = simulations or int(args["simulations"])
+        keywords["simulations"] = simulations
+    solver, leaves = fields["solver"], fields["leaves"]
+    solver = fields["default_solver"] if solver is None else solver
+    leaves = fields["default_leaves"] if leaves is None else leaves
+    # Named as the Rust agent names itself: the budget always, an option where not its default.
+    name = f"az:{path}:{fields['budget'] or simulations}"
+    if solver != fields["default_solver"]:
+        name += f":solver={solver}"
+    if leaves != fields["default_leaves"]:
+        name += f":leaves={leaves}"
     rules = Rules.from_json(json.dumps(meta["rules"]))
-    name = f"az:{rest}:{simulations}" + (f":solver={solver}" if solver != SOLVER_NODES else "")
     made = NetworkAgent(
         net.evaluator(),
         rules,
-        simulations=simulations,
         c_puct=float(args["c_puct"]),
         lookahead=net.lookahead,
         solver_nodes=solver,
         seed=seed,
         name=name,
+        leaf_batch=leaves,
+        **keywords,
     )
     # Pickled by its spec, as a table by its file: the copy loads the checkpoint again.
     made._spec = spec
