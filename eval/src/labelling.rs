@@ -33,6 +33,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The rules played unless told otherwise.
+pub const DEFAULT_VARIANT: &str = "en-dodoi-6";
 /// The two agents whose games the positions come from, unless told otherwise.
 pub const DEFAULT_AGENTS: [&str; 2] = ["alphabeta:6", "mcts:1000"];
 /// Uniformly random moves before the agents take over, unless told otherwise.

@@ -51,10 +51,17 @@ fn any_split_gives_the_same_file() {
     let (whole, games) = set(12, u64::MAX, 1);
     let read = PositionSet::read_from(whole.as_bytes(), "whole".as_ref()).unwrap();
     assert_eq!(read.positions.len(), 12);
-    assert!(read.header.dropped > 0, "some unsettled at 20,000 positions");
+    assert!(
+        read.header.dropped > 0,
+        "some unsettled at 20,000 positions"
+    );
     assert_eq!(read.header.made_by["games"], games);
     for (part, threads) in [(1, 1), (3, 2), (7, 1)] {
-        assert_eq!(set(12, part, threads), (whole.clone(), games), "parts of {part}");
+        assert_eq!(
+            set(12, part, threads),
+            (whole.clone(), games),
+            "parts of {part}"
+        );
     }
 }
 
@@ -64,7 +71,13 @@ fn outcomes_out_of_order_or_not_dealt_are_refused() {
     let mut c = Collector::new(&l, None, 50).unwrap();
     let games = c.next_games().unwrap().unwrap();
     let drawn: Vec<Drawn> = l
-        .label_games(None, games.start..games.start + 4, 1, &Stop::never(), &|_| {})
+        .label_games(
+            None,
+            games.start..games.start + 4,
+            1,
+            &Stop::never(),
+            &|_| {},
+        )
         .unwrap();
     let mut back = drawn.clone();
     back.reverse();
@@ -72,7 +85,10 @@ fn outcomes_out_of_order_or_not_dealt_are_refused() {
     assert!(e.contains("game order"), "{e}");
     let mut c = Collector::new(&l, None, 50).unwrap();
     let e = c.add(drawn).unwrap_err();
-    assert!(e.contains("not among the games still to come (0..0)"), "{e}");
+    assert!(
+        e.contains("not among the games still to come (0..0)"),
+        "{e}"
+    );
     assert!(
         Collector::new(&l, None, 0)
             .unwrap_err()
@@ -91,7 +107,11 @@ fn outcomes_out_of_order_or_not_dealt_are_refused() {
 fn bad_settings_are_refused_clearly() {
     let mut l = labelling();
     l.nodes = 0;
-    assert!(l.check().unwrap_err().contains("--nodes must be at least 1"));
+    assert!(
+        l.check()
+            .unwrap_err()
+            .contains("--nodes must be at least 1")
+    );
     let mut l = labelling();
     l.table_bits = 40;
     assert!(l.check().unwrap_err().contains("--table-bits is 40"));

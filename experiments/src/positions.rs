@@ -21,7 +21,7 @@ use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sowing_env::Rules;
-use sowing_eval::labelling::{Collector, DEFAULT_OPENING, Labelling, Phase};
+use sowing_eval::labelling::{Collector, DEFAULT_OPENING, DEFAULT_VARIANT, Labelling, Phase};
 use sowing_exact::{Stop, output_file};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -78,7 +78,7 @@ struct Summary {
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let named = args.variant.one("en-dodoi-6")?;
+    let named = args.variant.one(DEFAULT_VARIANT)?;
     let rules = named.rules;
     if args.count == 0 {
         return Err("--count must be at least 1".into());
@@ -123,13 +123,10 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut collector = Collector::new(&labelling, table.as_deref(), args.count)?;
     // Games in batches, sized from the share labelled so far; positions in game order.
     while let Some(games) = collector.next_games()? {
-        let drawn = labelling.label_games(
-            table.as_ref(),
-            games,
-            threads,
-            &Stop::never(),
-            &|i| bar.set_message(format!("{} of this batch", i + 1)),
-        )?;
+        let drawn =
+            labelling.label_games(table.as_ref(), games, threads, &Stop::never(), &|i| {
+                bar.set_message(format!("{} of this batch", i + 1))
+            })?;
         collector.add(drawn)?;
         bar.set_position(collector.kept() as u64);
     }
@@ -198,6 +195,9 @@ fn print_summary(s: &Summary) -> std::io::Result<()> {
 mod tests {
     #[test]
     fn the_default_agents_are_the_librarys() {
-        assert_eq!(super::AGENTS, sowing_eval::labelling::DEFAULT_AGENTS.join(","));
+        assert_eq!(
+            super::AGENTS,
+            sowing_eval::labelling::DEFAULT_AGENTS.join(",")
+        );
     }
 }
