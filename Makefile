@@ -97,6 +97,7 @@ bench: build python
 	$(TORCH_ENV) $(CARGO) bench -p sowing-agents --features torch --bench self_play --bench leaf_batch
 	$(VPY) pybindings/bench.py
 	$(VPY) pybindings/bench_search.py
+	$(VPY) pybindings/bench_positions.py
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -8,7 +8,7 @@
 //! - [`prove`]: the win prover ([`Solver`]): does the mover force a win within a depth, and
 //!   which moves lose;
 //! - [`value`]: the exact value search ([`ResultSearch`]): a position's perfect-play result
-//!   and forced margin, from the tables and the prover;
+//!   and forced margin, from the tables and the prover; [`searches`] runs it on many threads;
 //! - [`positions`]: exactly labelled test positions, their file format, and how they are drawn
 //!   from strong play;
 //! - [`proven`]: the starts proven so far (`data/proven.json`), shipped with the code.
@@ -27,6 +27,7 @@ pub mod output_file;
 pub mod positions;
 pub mod prove;
 pub mod proven;
+pub mod searches;
 mod stop;
 pub mod tablebase;
 pub mod value;

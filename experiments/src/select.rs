@@ -77,23 +77,9 @@ fn preset(name: &str) -> Result<Named, String> {
     })
 }
 
-/// The rules in `path`, named after the file.
+/// The rules in `path`, named after the file (see [`sowing_env::read_rules_file`]).
 pub fn read_rules(path: &Path) -> Result<Named, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read rules file {}: {e}", path.display()))?;
-    let rules = if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
-    {
-        Rules::from_toml(&text)
-    } else {
-        Rules::from_json(&text)
-    }
-    .map_err(|e| format!("rules file {}: {e}", path.display()))?;
-    let name = path.file_stem().map_or_else(
-        || "custom".to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    );
+    let (name, rules) = sowing_env::read_rules_file(path)?;
     Ok(Named { name, rules })
 }
 

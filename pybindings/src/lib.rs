@@ -8,6 +8,7 @@ mod args;
 mod error;
 mod long_call;
 mod memory;
+mod positions;
 mod reentry;
 mod rules;
 mod search;
@@ -30,6 +31,9 @@ fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<solver::PyProof>()?;
     m.add_class::<tablebase::PyTablebase>()?;
     m.add_class::<tablebase::PyProbe>()?;
+    m.add_class::<positions::PyLabelling>()?;
+    m.add_class::<positions::PyCollector>()?;
+    m.add_function(wrap_pyfunction!(positions::positions_defaults, m)?)?;
     m.add_class::<search::PySearch>()?;
     m.add_class::<search::PyLinear>()?;
     m.add_class::<search::PyNetworkAgent>()?;

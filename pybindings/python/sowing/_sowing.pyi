@@ -438,3 +438,44 @@ def rate_round_robin(
     variant: str | Rules, names: list[str], games: int, seed: int, opening: int, threads: int
 ) -> list[float]: ...
 def elo_against(results: list[tuple[float, float, int]], z: float) -> tuple[float, float]: ...
+
+class PositionsLabelling:
+    """How ``sowing positions`` draws exact test positions from games between two agents and
+    labels them (docs/exact.md, section 2), checked when made (``ValueError`` naming what was
+    wrong). Unset arguments take ``sowing positions``' defaults (``positions_defaults()``)."""
+
+    def __new__(
+        cls,
+        variant: str | Rules | None = None,
+        *,
+        rules_file: str | os.PathLike[str] | None = None,
+        seed: int | None = None,
+        agents: list[str] | None = None,
+        opening: int | None = None,
+        nodes: int | None = None,
+        table_bits: int | None = None,
+        tablebase: str | os.PathLike[str] | None = None,
+    ) -> Self: ...
+    def label(self, start: int, end: int, threads: int | None = None) -> str:
+        """Play games ``start..end`` (at most 1,000,000) on ``threads`` threads (default 1, 0:
+        one per core), draw a position from each and label it: the outcomes as text for
+        ``PositionsCollector.add``. The GIL is released; a Ctrl-C stops it."""
+    def collector(self, count: int, out: str | os.PathLike[str]) -> PositionsCollector:
+        """A collector of ``count`` positions for the file ``out`` (checked now)."""
+
+class PositionsCollector:
+    """Deals game numbers in the batches ``sowing positions`` plays and merges the outcomes, in
+    game order, into its file."""
+
+    kept: int
+    full: bool
+    games: int
+    def next_games(self) -> tuple[int, int] | None:
+        """The next batch ``(start, end)``, or ``None`` once full; ``ValueError`` saying what to
+        give when too few positions settle."""
+    def add(self, outcomes: str) -> None:
+        """Take ``PositionsLabelling.label``'s outcomes, in game order."""
+    def finish(self) -> str:
+        """Write the file (the Rust writer) and return the figures as JSON."""
+
+def positions_defaults() -> dict[str, int | str]: ...

@@ -1,0 +1,125 @@
+//! Position labelling split any way gives the set of one piece: the batches a collector deals,
+//! played whole or cut into parts (each part with its own threads, as Ray tasks take them),
+//! and the outcomes sent through their text form, merge into the same file; outcomes out of
+//! order are refused.
+
+use sowing_env::Rules;
+use sowing_eval::labelling::{Collector, Drawn, Labelling, decode, encode};
+use sowing_exact::Stop;
+use sowing_exact::positions::PositionSet;
+
+fn labelling() -> Labelling {
+    Labelling {
+        rules: Rules::preset("en-dodoi-6").unwrap(),
+        variant: "en-dodoi-6".into(),
+        seed: 5,
+        agents: ["greedy".parse().unwrap(), "alphabeta:2".parse().unwrap()],
+        opening: 2,
+        nodes: 20_000,
+        table_bits: 12,
+        tablebase: None,
+    }
+}
+
+/// The set of `count` positions, each batch cut into parts of `part` games, each played on
+/// `threads` threads and passed through text.
+fn set(count: usize, part: u64, threads: usize) -> (String, u64) {
+    let l = labelling();
+    let mut c = Collector::new(&l, None, count).unwrap();
+    while let Some(games) = c.next_games().unwrap() {
+        let mut start = games.start;
+        while start < games.end && !c.is_full() {
+            let end = start.saturating_add(part).min(games.end);
+            let drawn = l
+                .label_games(None, start..end, threads, &Stop::never(), &|_| {})
+                .unwrap();
+            c.add(decode(&l.rules, &encode(&drawn)).unwrap()).unwrap();
+            start = end;
+        }
+    }
+    let games = c.games();
+    let (set, report) = c.finish();
+    assert_eq!(report.count, count);
+    assert_eq!(set.header.dropped, report.dropped);
+    let mut out = Vec::new();
+    set.write_to(&mut out).unwrap();
+    (String::from_utf8(out).unwrap(), games)
+}
+
+#[test]
+fn any_split_gives_the_same_file() {
+    let (whole, games) = set(12, u64::MAX, 1);
+    let read = PositionSet::read_from(whole.as_bytes(), "whole".as_ref()).unwrap();
+    assert_eq!(read.positions.len(), 12);
+    assert!(
+        read.header.dropped > 0,
+        "some unsettled at 20,000 positions"
+    );
+    assert_eq!(read.header.made_by["games"], games);
+    for (part, threads) in [(1, 1), (3, 2), (7, 1)] {
+        assert_eq!(
+            set(12, part, threads),
+            (whole.clone(), games),
+            "parts of {part}"
+        );
+    }
+}
+
+#[test]
+fn outcomes_out_of_order_or_not_dealt_are_refused() {
+    let l = labelling();
+    let mut c = Collector::new(&l, None, 50).unwrap();
+    let games = c.next_games().unwrap().unwrap();
+    let drawn: Vec<Drawn> = l
+        .label_games(
+            None,
+            games.start..games.start + 4,
+            1,
+            &Stop::never(),
+            &|_| {},
+        )
+        .unwrap();
+    let mut back = drawn.clone();
+    back.reverse();
+    let e = c.add(back).unwrap_err();
+    assert!(e.contains("game order"), "{e}");
+    let mut c = Collector::new(&l, None, 50).unwrap();
+    let e = c.add(drawn).unwrap_err();
+    assert!(
+        e.contains("not among the games still to come (0..0)"),
+        "{e}"
+    );
+    assert!(
+        Collector::new(&l, None, 0)
+            .unwrap_err()
+            .contains("--count must be at least 1")
+    );
+    assert!(decode(&l.rules, "[{\"game\": 1}]").is_err());
+    // A stop asked for ends the call.
+    let stopped = l.label_games(None, 0..50, 2, &Stop::when(|| true), &|_| {});
+    assert!(matches!(
+        stopped,
+        Err(sowing_eval::labelling::LabelError::Stopped)
+    ));
+}
+
+#[test]
+fn bad_settings_are_refused_clearly() {
+    let mut l = labelling();
+    l.nodes = 0;
+    assert!(
+        l.check()
+            .unwrap_err()
+            .contains("--nodes must be at least 1")
+    );
+    let mut l = labelling();
+    l.table_bits = 40;
+    assert!(l.check().unwrap_err().contains("--table-bits is 40"));
+    let mut l = labelling();
+    // A spec that parses but names an agent that cannot be made: its table is missing.
+    l.agents[1] = "alphabeta:2:tb=/no/such-agent.tb".parse().unwrap();
+    assert!(l.check().unwrap_err().contains("/no/such-agent.tb"));
+    let mut l = labelling();
+    l.tablebase = Some("/no/such.tb".into());
+    assert!(l.open_table().unwrap_err().contains("/no/such.tb"));
+}

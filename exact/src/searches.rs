@@ -1,0 +1,77 @@
+//! The exact result search on many threads: how many fit the machine with their transposition
+//! tables, and a map of items over them, each thread with its own search (and the tablebase at
+//! its leaves). `sowing positions`, `sowing review` and the position labelling of
+//! `sowing_eval::labelling` (which Python and Ray call) share it, and the defaults of its
+//! budget and table size.
+
+use crate::memory;
+use crate::tablebase::Tablebase;
+use crate::value::ResultSearch;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Positions the search may make to settle one position, unless told otherwise.
+pub const DEFAULT_NODES: u64 = 2_000_000;
+/// The transposition table of each search: 2^BITS slots of 16 bytes, unless told otherwise.
+pub const DEFAULT_TABLE_BITS: u32 = 22;
+/// The table sizes a caller may ask for.
+pub const TABLE_BITS: std::ops::RangeInclusive<u32> = 10..=30;
+
+/// Stack of each searching thread: a proof's line can be hundreds of plies deep, a frame each.
+const SEARCH_STACK: usize = 256 << 20;
+
+/// The threads to search on (`asked`, 0 for one per core), at most `work` (the items to share
+/// out): refused with the reason when the threads are too many or their tables of
+/// `2^table_bits` slots do not fit.
+pub fn threads(asked: usize, table_bits: u32, work: usize) -> Result<usize, String> {
+    let threads = memory::threads(asked)?.min(work.max(1));
+    // Each thread's search holds its own transposition table of 16-byte slots.
+    memory::check(
+        &format!("{threads} searches' tables of 2^{table_bits} slots"),
+        threads as u64 * (1u64 << table_bits),
+        16,
+        0,
+        "slots",
+    )
+    .map_err(|e| format!("{e}: give a smaller --table-bits or fewer --threads"))?;
+    Ok(threads)
+}
+
+/// `f(i, item, search)` for every item, on `threads` threads, each with its own search of
+/// `2^table_bits` slots (and `table` at its leaves, if given) and a stack deep enough for long
+/// lines; items are dealt by a shared counter, so a busy core does not hold the others back, and
+/// the results come back in the items' order.
+pub fn map<T: Sync, R: Send>(
+    threads: usize,
+    table_bits: u32,
+    table: Option<&Arc<Tablebase>>,
+    items: &[T],
+    f: impl Fn(usize, &T, &mut ResultSearch) -> R + Sync,
+) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(items.len()).max(1) {
+            std::thread::Builder::new()
+                .stack_size(SEARCH_STACK)
+                .spawn_scoped(scope, || {
+                    let mut search = ResultSearch::new(table_bits);
+                    if let Some(t) = table {
+                        search = search.with_tablebase(Arc::clone(t));
+                    }
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { return };
+                        let out = f(i, item, &mut search);
+                        done.lock().expect("no worker panics holding it")[i] = Some(out);
+                    }
+                })
+                .expect("a thread");
+        }
+    });
+    done.into_inner()
+        .expect("workers have ended")
+        .into_iter()
+        .map(|d| d.expect("every item was done"))
+        .collect()
+}
