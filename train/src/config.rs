@@ -321,9 +321,16 @@ impl TrainConfig {
             .map_err(|e| format!("args.{}: {}", e.path(), cut(e.inner())))
     }
 
-    /// The settings as JSON, as a config file or `meta.json` holds them (without `threads`).
+    /// The settings as a config file holds them, JSON (without `threads`, the machine's, and
+    /// what the trainer records).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("settings serialise")
+        let mut value = serde_json::to_value(self).expect("settings serialise");
+        if let Some(map) = value.as_object_mut() {
+            for name in RECORDED {
+                map.remove(name);
+            }
+        }
+        serde_json::to_string_pretty(&value).expect("settings serialise")
     }
 
     /// The preset name, or an error when none was given.

@@ -319,6 +319,7 @@ pub fn read_run(dir: &Path) -> Result<TrainMeta, CheckpointError> {
         baseline_elo: meta.baseline_elo,
         seconds: meta.seconds,
         files: meta.files,
+        trainer: meta.trainer,
     })
 }
 
@@ -948,6 +949,7 @@ impl Trainer {
             baseline_elo: self.baseline_elo.clone(),
             seconds: self.seconds,
             files: BTreeMap::new(),
+            trainer: None,
         };
         let mut state = self.optimizer.state();
         state.extend(self.buffer.state());

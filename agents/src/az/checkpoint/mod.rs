@@ -97,6 +97,10 @@ pub struct Meta<A, M> {
     pub seconds: f64,
     /// The data files beside it.
     pub files: BTreeMap<String, FileDigest>,
+    /// Which trainer wrote it, where not `sowing train`: `sowing.ray` (whose runs resume only
+    /// there) or `python` (a network saved by `sowing.nn.save`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trainer: Option<String>,
 }
 
 /// Why a checkpoint could not be used.
