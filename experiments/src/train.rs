@@ -9,10 +9,10 @@
 use crate::output::note;
 use crate::plot::{self, LineChart, Point, Series};
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
 use sowing_agents::az::checkpoint;
 use sowing_eval::accuracy::Kept;
 use sowing_eval::stats::Rate;
-use serde::Serialize;
 use sowing_train::{IterationMetrics, Progress, TrainConfig, Trainer};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -34,7 +34,8 @@ fn raise(e: CheckpointError) -> PyErr {
 
 /// A JSON value as a Python object (by `json.loads`).
 fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    py.import("json")?.call_method1("loads", (value.to_string(),))
+    py.import("json")?
+        .call_method1("loads", (value.to_string(),))
 }
 
 /// A Python object as a JSON value (by `json.dumps`); `what` names it in the error.
@@ -72,9 +73,8 @@ fn read(path: &Path) -> Result<(PathBuf, Value, BTreeMap<String, Tensor32>), Che
     let folder = checkpoint::resolve(path)?;
     let meta: Meta<Value, Value> = checkpoint::read_meta(&folder)?;
     let file = folder.join(checkpoint::META);
-    let settings: SearchSettings = serde_json::from_value(meta.args.clone()).map_err(|e| {
-        CheckpointError::Corrupt(file.clone(), format!("bad metadata: args: {e}"))
-    })?;
+    let settings: SearchSettings = serde_json::from_value(meta.args.clone())
+        .map_err(|e| CheckpointError::Corrupt(file.clone(), format!("bad metadata: args: {e}")))?;
     settings.check(&file)?;
     let tensors = checkpoint::read_plain_weights(&folder, &meta.rules, &meta.net, &meta.files)?;
     let value = serde_json::to_value(&meta).expect("metadata serialises");
@@ -203,7 +203,10 @@ pub fn train_config<'py>(
     file: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let config = merged(settings, file.as_deref())?;
-    to_python(py, &serde_json::to_value(&config).expect("settings serialise"))
+    to_python(
+        py,
+        &serde_json::to_value(&config).expect("settings serialise"),
+    )
 }
 
 /// The settings of `file` under `settings`.
@@ -248,7 +251,10 @@ pub fn run_train_config<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let value = from_python(args, "args")?;
     let config = guard(|| TrainConfig::from_run(&value))?.map_err(PyValueError::new_err)?;
-    to_python(py, &serde_json::to_value(&config).expect("settings serialise"))
+    to_python(
+        py,
+        &serde_json::to_value(&config).expect("settings serialise"),
+    )
 }
 
 /// Register this module's functions and its exception.

@@ -201,7 +201,9 @@ impl std::str::FromStr for RootSearch {
         match text {
             "puct" => Ok(RootSearch::Puct),
             "gumbel" => Ok(RootSearch::Gumbel),
-            other => Err(format!("unknown root search {other:?}; known: puct, gumbel")),
+            other => Err(format!(
+                "unknown root search {other:?}; known: puct, gumbel"
+            )),
         }
     }
 }
@@ -268,9 +270,8 @@ impl TrainConfig {
     /// The settings a config file names, by name, each a known setting (see
     /// [`TrainConfig::read`]), for a caller that lays other settings over them.
     pub fn read_settings(path: &Path) -> Result<Settings, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            ConfigError(format!("cannot read config file {}: {e}", path.display()))
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("cannot read config file {}: {e}", path.display())))?;
         let toml = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
@@ -364,7 +365,8 @@ impl TrainConfig {
 
     /// Refuse settings that cannot train, naming the flag and what is allowed.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let bad = |flag: &str, allowed: &str| Err(ConfigError(format!("--{flag} must be {allowed}")));
+        let bad =
+            |flag: &str, allowed: &str| Err(ConfigError(format!("--{flag} must be {allowed}")));
         if self.iterations.is_none() && self.minutes.is_none() {
             return bad("iterations or --minutes", "given (the training budget)");
         }

@@ -7,10 +7,10 @@
 //! resumed from iteration `k` repeats exactly what an uninterrupted run does after `k`.
 
 use crate::adam::AdamW;
+use crate::config::{ConfigError, RESUME_CHANGES, RootSearch, TrainConfig};
 use crate::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::replay::{ReplayBuffer, Sample};
 use rand_chacha::ChaCha8Rng;
-use crate::config::{ConfigError, RESUME_CHANGES, RootSearch, TrainConfig};
 use serde::{Deserialize, Serialize};
 use sowing_agents::Evaluator;
 use sowing_agents::TablebaseEvaluator;
@@ -306,8 +306,9 @@ pub type TrainMeta = Meta<TrainConfig, IterationMetrics>;
 /// [`TrainConfig::from_run`] reads them (so that runs begun before a setting existed load).
 pub fn read_run(dir: &Path) -> Result<TrainMeta, CheckpointError> {
     let meta: Meta<serde_json::Value, IterationMetrics> = checkpoint::read_meta(dir)?;
-    let args = TrainConfig::from_run(&meta.args)
-        .map_err(|why| CheckpointError::Corrupt(dir.join(checkpoint::META), format!("bad metadata: {why}")))?;
+    let args = TrainConfig::from_run(&meta.args).map_err(|why| {
+        CheckpointError::Corrupt(dir.join(checkpoint::META), format!("bad metadata: {why}"))
+    })?;
     Ok(Meta {
         format: meta.format,
         version: meta.version,
@@ -441,7 +442,11 @@ impl Trainer {
     /// [`TrainConfig`]'s fields, as a config file names them): those of [`RESUME_CHANGES`] are taken
     /// from `budget`, and any other whose value in `budget` is not the run's own is refused,
     /// naming the flag and the run's value, rather than dropped.
-    pub fn resume_given(dir: &Path, budget: &TrainConfig, given: &[&str]) -> Result<Trainer, TrainError> {
+    pub fn resume_given(
+        dir: &Path,
+        budget: &TrainConfig,
+        given: &[&str],
+    ) -> Result<Trainer, TrainError> {
         let found = checkpoint::resolve(dir)?;
         let run = if dir.join(checkpoint::META).is_file() {
             match dir.parent() {

@@ -596,7 +596,8 @@ fn a_gumbel_root_run_resumes_exactly_and_keeps_its_root() {
     let (a, b) = (&straight.history()[1], &resumed.history()[1]);
     assert_eq!(a.positions, b.positions);
     assert_eq!(a.policy_loss, b.policy_loss);
-    let meta: TrainMeta = sowing_train::trainer::read_run(&checkpoint::iteration_dir(&split_dir, 2)).unwrap();
+    let meta: TrainMeta =
+        sowing_train::trainer::read_run(&checkpoint::iteration_dir(&split_dir, 2)).unwrap();
     assert_eq!(meta.args.root, RootSearch::Gumbel);
     assert_eq!(meta.args.considered, 4);
     for dir in [straight_dir, puct_dir, split_dir] {

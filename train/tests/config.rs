@@ -18,8 +18,11 @@ fn scratch(name: &str) -> PathBuf {
 fn a_file_gives_some_settings_and_the_rest_are_the_defaults() {
     let dir = scratch("files");
     let toml = dir.join("run.TOML");
-    std::fs::write(&toml, "\u{feff}variant = \"en-dodoi-6\"\nhidden = 32\nroot = \"gumbel\"\n")
-        .unwrap();
+    std::fs::write(
+        &toml,
+        "\u{feff}variant = \"en-dodoi-6\"\nhidden = 32\nroot = \"gumbel\"\n",
+    )
+    .unwrap();
     let json = dir.join("run.json");
     std::fs::write(
         &json,
@@ -45,7 +48,13 @@ fn a_file_gives_some_settings_and_the_rest_are_the_defaults() {
     };
     std::fs::write(&written, config.to_json()).unwrap();
     let back = TrainConfig::read(&written).unwrap();
-    assert_eq!(back, TrainConfig { threads: None, ..config });
+    assert_eq!(
+        back,
+        TrainConfig {
+            threads: None,
+            ..config
+        }
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -58,7 +67,11 @@ fn bad_files_are_refused_naming_the_file_and_the_setting() {
         ("c.json", "[1, 2]", "must be a table"),
         ("d.toml", "hidden = ", "not valid TOML"),
         ("e.json", "{", "not valid JSON"),
-        ("f.json", "{\"eval_positions_digest\": null}", "recorded by the trainer"),
+        (
+            "f.json",
+            "{\"eval_positions_digest\": null}",
+            "recorded by the trainer",
+        ),
         ("g.json", "{\"root\": \"mcts\"}", "setting root"),
     ];
     for (name, text, want) in cases {
@@ -67,7 +80,9 @@ fn bad_files_are_refused_naming_the_file_and_the_setting() {
         let e = TrainConfig::read(&path).unwrap_err().to_string();
         assert!(e.contains(want) && e.contains(name), "{name}: {e}");
     }
-    let e = TrainConfig::read(&dir.join("missing.toml")).unwrap_err().to_string();
+    let e = TrainConfig::read(&dir.join("missing.toml"))
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("cannot read config file"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -81,11 +96,17 @@ fn validate_refuses_what_cannot_train_naming_the_flag() {
     };
     assert_eq!(ok.validate(), Ok(()));
     let cases: [(fn(&mut TrainConfig), &str); 6] = [
-        (|c| c.iterations = None, "--iterations or --minutes must be given"),
+        (
+            |c| c.iterations = None,
+            "--iterations or --minutes must be given",
+        ),
         (|c| c.hidden = 1, "--hidden must be between 2 and 4096"),
         (|c| c.keep_last = 0, "--keep-last must be at least 1"),
         (|c| c.lr = 2.0, "--lr must be at most 1"),
-        (|c| c.batch_size = 70_000, "--batch-size must be at least 1 and at most"),
+        (
+            |c| c.batch_size = 70_000,
+            "--batch-size must be at least 1 and at most",
+        ),
         (|c| c.baselines = "random,nonsense".to_string(), "nonsense"),
     ];
     for (change, want) in cases {
@@ -143,7 +164,10 @@ fn generated_files_never_panic_the_reader() {
     let valid_toml = "variant = \"en-dodoi-6\"\nhidden = 16\nlr = 0.01\nnet = \"ring\"\n";
     let mut rng = ChaCha8Rng::seed_from_u64(28);
     let mut texts: Vec<(String, Vec<u8>)> = Vec::new();
-    for (ext, valid) in [("json", valid_json.as_bytes()), ("toml", valid_toml.as_bytes())] {
+    for (ext, valid) in [
+        ("json", valid_json.as_bytes()),
+        ("toml", valid_toml.as_bytes()),
+    ] {
         for cut in (0..valid.len()).step_by(7) {
             texts.push((ext.to_string(), valid[..cut].to_vec()));
         }
@@ -158,10 +182,22 @@ fn generated_files_never_panic_the_reader() {
             texts.push((ext.to_string(), (0..len).map(|_| rng.random()).collect()));
         }
     }
-    let values = ["-1", "1e400", "\"x\"", "[]", "{}", "true", "null", "18446744073709551616"];
+    let values = [
+        "-1",
+        "1e400",
+        "\"x\"",
+        "[]",
+        "{}",
+        "true",
+        "null",
+        "18446744073709551616",
+    ];
     for name in TrainConfig::names() {
         for v in values {
-            texts.push(("json".to_string(), format!("{{\"{name}\": {v}}}").into_bytes()));
+            texts.push((
+                "json".to_string(),
+                format!("{{\"{name}\": {v}}}").into_bytes(),
+            ));
         }
     }
     let (mut read, mut refused) = (0, 0);

@@ -13,8 +13,8 @@
 //! Python module defines the same layers under the same names, and loads the
 //! `weights.safetensors` of a checkpoint.
 
-use crate::evaluator::{Evaluation, Evaluator};
 pub use crate::az::shape::{Body, NetConfig};
+use crate::evaluator::{Evaluation, Evaluator};
 pub use crate::features::encode_input;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{MAX_HOLES, State};

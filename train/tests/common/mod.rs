@@ -16,7 +16,10 @@ pub fn settings_of(argv: &[String]) -> Result<sowing_train::TrainConfig, String>
         let [flag, value] = pair else {
             return Err(format!("{pair:?}: a flag without a value"));
         };
-        let name = flag.strip_prefix("--").ok_or("not a flag")?.replace('-', "_");
+        let name = flag
+            .strip_prefix("--")
+            .ok_or("not a flag")?
+            .replace('-', "_");
         let value = serde_json::from_str::<serde_json::Value>(value)
             .ok()
             .filter(|v| v.is_number() || v.is_boolean())

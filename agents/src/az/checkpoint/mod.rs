@@ -441,10 +441,7 @@ fn fill<A: Serialize, M: Serialize>(
         if !DATA_FILES.contains(&name.as_str()) {
             return Err(CheckpointError::Io(
                 entry.path(),
-                std::io::Error::other(format!(
-                    "a checkpoint holds only {}",
-                    DATA_FILES.join(", ")
-                )),
+                std::io::Error::other(format!("a checkpoint holds only {}", DATA_FILES.join(", "))),
             ));
         }
         meta.files.insert(name, digest(&entry.path())?);
@@ -529,7 +526,10 @@ pub fn read_safetensors(path: &Path) -> Result<BTreeMap<String, Tensor32>, Check
         .map_err(|e| CheckpointError::Io(path.to_owned(), std::io::Error::other(e)))?;
     let data = fs::read(path).map_err(|e| CheckpointError::Io(path.to_owned(), e))?;
     safetensors::decode(&data).map_err(|why| {
-        CheckpointError::Corrupt(path.to_owned(), format!("not a valid safetensors file: {why}"))
+        CheckpointError::Corrupt(
+            path.to_owned(),
+            format!("not a valid safetensors file: {why}"),
+        )
     })
 }
 

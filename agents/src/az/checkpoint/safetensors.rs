@@ -25,7 +25,8 @@ pub fn encode(tensors: &BTreeMap<String, Tensor32>) -> Result<Vec<u8>, String> {
     let mut header = serde_json::Map::new();
     let mut at = 0usize;
     for (name, t) in tensors {
-        let count = elements(&t.shape).ok_or_else(|| format!("tensor {name}: its shape overflows"))?;
+        let count =
+            elements(&t.shape).ok_or_else(|| format!("tensor {name}: its shape overflows"))?;
         if count != t.data.len() {
             return Err(format!(
                 "tensor {name} has shape {:?} ({count} values) but {} values",
@@ -72,8 +73,8 @@ pub fn decode(bytes: &[u8]) -> Result<BTreeMap<String, Tensor32>, String> {
         ));
     }
     let (head, body) = bytes[8..].split_at(size as usize);
-    let header: serde_json::Value = serde_json::from_slice(head)
-        .map_err(|e| format!("its header is not JSON ({e})"))?;
+    let header: serde_json::Value =
+        serde_json::from_slice(head).map_err(|e| format!("its header is not JSON ({e})"))?;
     let serde_json::Value::Object(header) = header else {
         return Err("its header is not a JSON object".to_string());
     };
@@ -86,7 +87,8 @@ pub fn decode(bytes: &[u8]) -> Result<BTreeMap<String, Tensor32>, String> {
         if dtype != Some("F32") {
             return Err(format!(
                 "tensor {name:?} has dtype {}; a checkpoint's weights are F32",
-                info.get("dtype").map_or("none".to_string(), |d| d.to_string())
+                info.get("dtype")
+                    .map_or("none".to_string(), |d| d.to_string())
             ));
         }
         let numbers = |key: &str| -> Option<Vec<usize>> {
@@ -97,10 +99,14 @@ pub fn decode(bytes: &[u8]) -> Result<BTreeMap<String, Tensor32>, String> {
                 .collect()
         };
         let (Some(shape), Some(offsets)) = (numbers("shape"), numbers("data_offsets")) else {
-            return Err(format!("tensor {name:?} has a malformed shape or data_offsets"));
+            return Err(format!(
+                "tensor {name:?} has a malformed shape or data_offsets"
+            ));
         };
         let [begin, end] = offsets[..] else {
-            return Err(format!("tensor {name:?} has a malformed shape or data_offsets"));
+            return Err(format!(
+                "tensor {name:?} has a malformed shape or data_offsets"
+            ));
         };
         let want = elements(&shape).and_then(|n| n.checked_mul(4));
         if begin > end || end > body.len() || Some(end - begin) != want {
