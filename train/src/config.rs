@@ -211,13 +211,16 @@ impl std::str::FromStr for RootSearch {
 /// The defaults of settings that runs begun before the setting existed did without, by field:
 /// a `meta.json` that lacks one gets these (what those runs did), not today's defaults.
 /// `keep_last` keeps every folder, so that resuming such a run removes nothing its owner kept.
-const BEFORE_THEY_EXISTED: [(&str, fn() -> serde_json::Value); 5] = [
+const BEFORE_THEY_EXISTED: [OldDefault; 5] = [
     ("keep_last", || serde_json::json!(u32::MAX)),
     ("keep_every", || serde_json::json!(0)),
     ("lookahead", || serde_json::json!(false)),
     ("opening_plies", || serde_json::json!(0)),
     ("eval_every", || serde_json::json!(1)),
 ];
+
+/// A setting, and the value of runs begun before it existed.
+type OldDefault = (&'static str, fn() -> serde_json::Value);
 
 /// The settings a config file may not give: the trainer records them.
 const RECORDED: [&str; 1] = ["eval_positions_digest"];

@@ -87,6 +87,9 @@ fn bad_files_are_refused_naming_the_file_and_the_setting() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A change of settings, and what its refusal says.
+type Change = (fn(&mut TrainConfig), &'static str);
+
 #[test]
 fn validate_refuses_what_cannot_train_naming_the_flag() {
     let ok = TrainConfig {
@@ -95,7 +98,7 @@ fn validate_refuses_what_cannot_train_naming_the_flag() {
         ..TrainConfig::default()
     };
     assert_eq!(ok.validate(), Ok(()));
-    let cases: [(fn(&mut TrainConfig), &str); 6] = [
+    let cases: [Change; 6] = [
         (
             |c| c.iterations = None,
             "--iterations or --minutes must be given",
