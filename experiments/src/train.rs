@@ -606,4 +606,41 @@ mod tests {
         );
         assert!(!summary(&metrics(2, false, false)).contains("keeps result"));
     }
+
+    /// The flags lie over a config file's settings, which lie over the defaults; the settings
+    /// given are those of both; `--help` shows the defaults of `TrainConfig::default()`.
+    #[test]
+    fn flags_override_the_config_file_and_help_shows_the_defaults() {
+        use clap::{CommandFactory, FromArgMatches};
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: TrainArgs,
+        }
+        let file = std::env::temp_dir().join(format!("sowing-train-{}.Toml", std::process::id()));
+        std::fs::write(&file, "\u{feff}hidden = 32\nlr = 0.01\n").unwrap();
+        let command = with_defaults(Cli::command());
+        let matches = command
+            .clone()
+            .try_get_matches_from([
+                "train",
+                "--config",
+                file.to_str().unwrap(),
+                "--hidden",
+                "48",
+                "--overlap",
+            ])
+            .unwrap();
+        let args = Cli::from_arg_matches(&matches).unwrap().args;
+        let (config, given) = args.settings().unwrap();
+        assert_eq!((config.hidden, config.lr, config.overlap), (48, 0.01, true));
+        assert_eq!(config.blocks, TrainConfig::default().blocks);
+        assert_eq!(given, ["hidden", "lr", "overlap"]);
+        let help = command.clone().render_long_help().to_string();
+        assert!(help.contains("[default: 64]") && help.contains("[default: random,greedy"));
+        std::fs::write(&file, "hiden = 3").unwrap();
+        let e = args.settings().unwrap_err();
+        assert!(e.contains("unknown setting \"hiden\""), "{e}");
+        std::fs::remove_file(&file).unwrap();
+    }
 }
