@@ -150,6 +150,56 @@ fn old_runs_settings_read_as_those_runs_had_them() {
     };
     let written: serde_json::Value = serde_json::from_str(&now.to_json()).unwrap();
     assert_eq!(TrainConfig::from_run(&written).unwrap(), now);
+    // `meta.json` keeps the names the trainer's clap `Args` wrote before `TrainConfig` held them.
+    let args_wrote = [
+        "baselines",
+        "batch_size",
+        "blocks",
+        "c_puct",
+        "considered",
+        "dirichlet_alpha",
+        "eval_every",
+        "eval_games",
+        "eval_opening",
+        "eval_positions",
+        "eval_positions_digest",
+        "eval_simulations",
+        "fast_simulations",
+        "full_fraction",
+        "games_per_iteration",
+        "hidden",
+        "iterations",
+        "keep_every",
+        "keep_last",
+        "lookahead",
+        "lr",
+        "minutes",
+        "net",
+        "noise_fraction",
+        "opening_plies",
+        "out",
+        "overlap",
+        "parallel_games",
+        "replay_capacity",
+        "root",
+        "sample_reuse",
+        "seed",
+        "simulations",
+        "tablebase",
+        "temperature_plies",
+        "value_mix",
+        "variant",
+        "weight_decay",
+    ];
+    let mut keys: Vec<String> = serde_json::to_value(&now)
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    keys.sort();
+    assert_eq!(keys, args_wrote);
     let e = TrainConfig::from_run(&serde_json::json!({"hidden": -1})).unwrap_err();
     assert!(e.contains("args.hidden"), "{e}");
 }
