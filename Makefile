@@ -41,6 +41,8 @@ test: venv python
 	$(TORCH_ENV) $(CARGO) test -p sowing-agents --features torch --lib --test 'az_*'
 	$(TORCH_ENV) $(CARGO) test -p sowing-train --features torch
 	$(TORCH_ENV) $(CARGO) test -p sowing-experiments --features torch --bin sowing
+	# The sowing command with az: agents, which pybindings/tests/test_ray.py plays a Ray run with.
+	$(TORCH_ENV) $(CARGO) build -p sowing-experiments --features torch
 	$(VPY) -m pytest -q pybindings/tests
 
 # The main job: train an AlphaZero-style agent on en-dodoi-6 for ten minutes (a fresh run in

@@ -12,7 +12,6 @@
 
 mod agent;
 mod alphabeta;
-#[cfg(feature = "torch")]
 pub mod az;
 mod budget;
 mod evaluator;

@@ -73,7 +73,7 @@ enum Command {
     Compare(compare::Args),
     /// Train a policy-value network by self-play (AlphaZero-style PUCT, tch).
     #[cfg(feature = "torch")]
-    Train(Box<sowing_train::Args>),
+    Train(Box<train::TrainArgs>),
 }
 
 fn main() -> ExitCode {
@@ -86,7 +86,7 @@ fn main() -> ExitCode {
     }
     // Ctrl-C while a file is written leaves no temporary beside it.
     signals::clean_up_on_signals();
-    let matches = Cli::command().get_matches();
+    let matches = cli_command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Variants(args) => variants::run(args),
@@ -115,6 +115,14 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The command line's grammar: clap's, with `sowing train`'s defaults shown from its settings.
+fn cli_command() -> clap::Command {
+    #[cfg(feature = "torch")]
+    return Cli::command().mut_subcommand("train", train::with_defaults);
+    #[cfg(not(feature = "torch"))]
+    Cli::command()
 }
 
 /// The arguments of subcommand `name` that were typed on the command line (not defaults), by

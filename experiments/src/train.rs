@@ -1,5 +1,6 @@
-//! `sowing train`: runs the AlphaZero-style trainer of `sowing_agents::az` (its `Args` are the
-//! command's flags) until the budget is spent, with progress bars and a one-line summary per
+//! `sowing train`: its flags ([`TrainArgs`]: each setting of `sowing_train::TrainConfig` as an
+//! optional override of a `--config FILE` or the defaults), then the trainer run until the
+//! budget is spent, with progress bars and a one-line summary per
 //! iteration, and after every iteration rewrites the run's report: `metrics.csv` (win rates
 //! against each baseline with 95% intervals, Elo, accuracy on exact positions) and the learning
 //! curves `learning-curve.png` and `.svg` (Elo), `win-rates.png` and `.svg`, and `accuracy.png`
@@ -8,22 +9,216 @@
 use crate::output::note;
 use crate::plot::{self, LineChart, Point, Series};
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
 use sowing_agents::az::checkpoint;
 use sowing_eval::accuracy::Kept;
 use sowing_eval::stats::Rate;
-use sowing_train::{Args, IterationMetrics, Progress, Trainer};
+use sowing_train::{IterationMetrics, Progress, TrainConfig, Trainer};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Train until the budget is spent; `typed` names the settings given on the command line.
-pub fn run(args: Args, typed: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+/// `sowing train`: AlphaZero-style self-play training of a policy-value network.
+///
+/// Each iteration plays `--games-per-iteration` self-play games (PUCT with
+/// `--simulations` per move, Dirichlet noise at the root, moves drawn in proportion to visits for
+/// the first `--temperature-plies` plies and the most visited after), adds their positions to the
+/// replay buffer, trains on it with AdamW, plays the baselines, measures the network's accuracy
+/// on exact positions (`--eval-positions`), and writes a checkpoint to `--out`. The settings come
+/// from `--config FILE` (TOML or JSON, the keys named as the flags with `_` for `-`; the run's
+/// own is written as `config.json` in its directory) or the defaults, and the flags given
+/// override them. `--resume DIR` continues a run exactly; it takes every setting from the
+/// checkpoint except the budget (`--iterations`, `--minutes`), `--threads`, `--keep-last` and
+/// `--keep-every`, and refuses any other setting given with it that is not the run's own.
+///
+/// Each flag's documentation is that of its setting (`sowing_train::TrainConfig`); its default,
+/// shown by `--help`, is read from `TrainConfig::default()`.
+#[derive(Clone, Debug, Default, PartialEq, clap::Args, Serialize)]
+pub struct TrainArgs {
+    /// Settings to start from (TOML when the name ends in .toml, JSON otherwise), which the
+    /// flags given override; default: the defaults shown.
+    #[arg(long, value_name = "FILE")]
+    #[serde(skip)]
+    pub config: Option<PathBuf>,
+    /// Continue the run in this directory from its newest checkpoint.
+    #[arg(long)]
+    #[serde(skip)]
+    pub resume: Option<PathBuf>,
+    /// Preset to train on (see `sowing variants`); required unless --resume.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Stop after this many iterations in all (counting those of a resumed run).
+    #[arg(long)]
+    pub iterations: Option<u32>,
+    /// Stop starting new iterations once this many minutes of this session have passed.
+    #[arg(long)]
+    pub minutes: Option<f64>,
+    /// Seed of every random choice of the run.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run directory for checkpoints, metrics.csv and the learning-curve plots
+    /// (default runs/az-VARIANT-sSEED).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Checkpoint folders kept: the newest N (at least 1), besides those --keep-every keeps.
+    #[arg(long, value_name = "N")]
+    pub keep_last: Option<u32>,
+    /// Also keep every M-th iteration's checkpoint; 0 keeps none this way.
+    #[arg(long, value_name = "M")]
+    pub keep_every: Option<u32>,
+    /// Width of the network's hidden layers.
+    #[arg(long)]
+    pub hidden: Option<usize>,
+    /// Residual blocks of the network.
+    #[arg(long)]
+    pub blocks: Option<usize>,
+    /// The network's body: `mlp`, a residual MLP over the whole input, or `ring`, a residual
+    /// convolution over the ring of holes.
+    #[arg(long, value_parser = ["mlp", "ring"])]
+    pub net: Option<String>,
+    /// Give the network the one-move look-ahead features: `--lookahead false` for the board alone.
+    #[arg(long, action = clap::ArgAction::Set)]
+    pub lookahead: Option<bool>,
+    /// PUCT simulations per self-play move.
+    #[arg(long)]
+    pub simulations: Option<u32>,
+    /// How self-play searches the root: `puct` (AlphaZero's) or `gumbel` (Gumbel AlphaZero's
+    /// sequential halving, the improved policy as the target).
+    #[arg(long, value_parser = ["puct", "gumbel"])]
+    pub root: Option<String>,
+    /// With `--root gumbel`: the most actions sequential halving considers.
+    #[arg(long)]
+    pub considered: Option<u32>,
+    /// Playout-cap randomisation: the chance that a self-play move is searched in full and
+    /// becomes a sample.
+    #[arg(long, value_name = "P")]
+    pub full_fraction: Option<f64>,
+    /// With --full-fraction below 1: the simulations of a fast search.
+    #[arg(long, value_name = "N")]
+    pub fast_simulations: Option<u32>,
+    /// Self-play games per iteration.
+    #[arg(long)]
+    pub games_per_iteration: Option<u32>,
+    /// Self-play games each worker plays at once (their leaves are evaluated in one batch).
+    #[arg(long)]
+    pub parallel_games: Option<u32>,
+    /// PUCT exploration constant, in self-play and when the network plays.
+    #[arg(long)]
+    pub c_puct: Option<f32>,
+    /// Dirichlet concentration of the root noise.
+    #[arg(long)]
+    pub dirichlet_alpha: Option<f32>,
+    /// Weight of the root noise in the priors.
+    #[arg(long)]
+    pub noise_fraction: Option<f32>,
+    /// Plies at the start of each self-play game whose move is drawn in proportion to visits.
+    #[arg(long)]
+    pub temperature_plies: Option<u32>,
+    /// Each self-play game starts after 0 to this many uniformly random plies.
+    #[arg(long)]
+    pub opening_plies: Option<u32>,
+    /// Value target = (1 - m) * game result + m * root search value, for each position.
+    #[arg(long)]
+    pub value_mix: Option<f32>,
+    /// Positions the replay buffer holds.
+    #[arg(long)]
+    pub replay_capacity: Option<usize>,
+    /// Training batch size.
+    #[arg(long)]
+    pub batch_size: Option<usize>,
+    /// Times each new position is sampled for training, on average.
+    #[arg(long)]
+    pub sample_reuse: Option<f64>,
+    /// Learn while self-play plays (on the buffer as it was before the iteration's games).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub overlap: Option<bool>,
+    /// AdamW learning rate.
+    #[arg(long)]
+    pub lr: Option<f64>,
+    /// AdamW decoupled weight decay.
+    #[arg(long)]
+    pub weight_decay: Option<f64>,
+    /// Baselines played after every iteration, comma-separated agent specs.
+    #[arg(long)]
+    pub baselines: Option<String>,
+    /// Games against each baseline per evaluation (half from each side); 0 skips the games.
+    #[arg(long)]
+    pub eval_games: Option<u32>,
+    /// Evaluate after the first iteration and every this many iterations.
+    #[arg(long)]
+    pub eval_every: Option<u32>,
+    /// Uniformly random plies that open each evaluation game.
+    #[arg(long)]
+    pub eval_opening: Option<u32>,
+    /// PUCT simulations per move of the network in evaluation games and positions.
+    #[arg(long)]
+    pub eval_simulations: Option<u32>,
+    /// Exact positions (a `sowing positions` file) the evaluations measure accuracy on
+    /// (default: data/positions/VARIANT.jsonl when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub eval_positions: Option<PathBuf>,
+    /// A tablebase of the variant, used by self-play for exact values and perfect priors.
+    #[arg(long, value_name = "FILE")]
+    pub tablebase: Option<PathBuf>,
+    /// Self-play workers and threads for the baselines' moves (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+impl TrainArgs {
+    /// The settings: the config file's (or the defaults), the flags given over them; and the
+    /// names of the settings given (by the file or the flags), which a resumed run checks.
+    pub fn settings(&self) -> Result<(TrainConfig, Vec<String>), String> {
+        let mut settings = match &self.config {
+            Some(path) => TrainConfig::read_settings(path).map_err(|e| e.to_string())?,
+            None => serde_json::Map::new(),
+        };
+        let flags = serde_json::to_value(self).expect("flags serialise");
+        for (name, value) in flags.as_object().into_iter().flatten() {
+            if !value.is_null() {
+                settings.insert(name.clone(), value.clone());
+            }
+        }
+        let given = settings.keys().cloned().collect();
+        let config = TrainConfig::from_settings(serde_json::Value::Object(settings))
+            .map_err(|e| e.to_string())?;
+        Ok((config, given))
+    }
+}
+
+/// `sowing train`'s command with each flag's default, read from `TrainConfig::default()`,
+/// shown in its help (the flags are optional overrides, so clap has no default of its own).
+pub fn with_defaults(command: clap::Command) -> clap::Command {
+    let defaults = serde_json::to_value(TrainConfig::default()).expect("settings serialise");
+    let ids: Vec<String> = command
+        .get_arguments()
+        .map(|a| a.get_id().to_string())
+        .collect();
+    ids.into_iter().fold(command, |command, id| {
+        let shown = match defaults.get(&id) {
+            Some(serde_json::Value::Null) | None => return command,
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        };
+        command.mut_arg(id, |arg| {
+            let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+            arg.help(format!("{help} [default: {shown}]"))
+        })
+    })
+}
+
+/// Train until the budget is spent; `typed` names the flags given on the command line.
+pub fn run(args: TrainArgs, typed: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+    let (config, mut given) = args.settings()?;
+    given.extend(typed.iter().cloned());
+    given.sort();
+    given.dedup();
     let mut trainer = match &args.resume {
         Some(dir) => {
-            let given: Vec<&str> = typed.iter().map(String::as_str).collect();
-            Trainer::resume_given(dir, &args, &given)?
+            let given: Vec<&str> = given.iter().map(String::as_str).collect();
+            Trainer::resume_given(dir, &config, &given)?
         }
-        None => Trainer::new(args)?,
+        None => Trainer::new(config)?,
     };
     let device = if tch::Cuda::is_available() {
         "cuda"
@@ -410,5 +605,42 @@ mod tests {
             "{line}"
         );
         assert!(!summary(&metrics(2, false, false)).contains("keeps result"));
+    }
+
+    /// The flags lie over a config file's settings, which lie over the defaults; the settings
+    /// given are those of both; `--help` shows the defaults of `TrainConfig::default()`.
+    #[test]
+    fn flags_override_the_config_file_and_help_shows_the_defaults() {
+        use clap::{CommandFactory, FromArgMatches};
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: TrainArgs,
+        }
+        let file = std::env::temp_dir().join(format!("sowing-train-{}.Toml", std::process::id()));
+        std::fs::write(&file, "\u{feff}hidden = 32\nlr = 0.01\n").unwrap();
+        let command = with_defaults(Cli::command());
+        let matches = command
+            .clone()
+            .try_get_matches_from([
+                "train",
+                "--config",
+                file.to_str().unwrap(),
+                "--hidden",
+                "48",
+                "--overlap",
+            ])
+            .unwrap();
+        let args = Cli::from_arg_matches(&matches).unwrap().args;
+        let (config, given) = args.settings().unwrap();
+        assert_eq!((config.hidden, config.lr, config.overlap), (48, 0.01, true));
+        assert_eq!(config.blocks, TrainConfig::default().blocks);
+        assert_eq!(given, ["hidden", "lr", "overlap"]);
+        let help = command.clone().render_long_help().to_string();
+        assert!(help.contains("[default: 64]") && help.contains("[default: random,greedy"));
+        std::fs::write(&file, "hiden = 3").unwrap();
+        let e = args.settings().unwrap_err();
+        assert!(e.contains("unknown setting \"hiden\""), "{e}");
+        std::fs::remove_file(&file).unwrap();
     }
 }

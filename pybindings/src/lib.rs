@@ -1,10 +1,13 @@
 //! The native module `sowing._sowing`: Python bindings for `sowing-env`, the search agents of
 //! `sowing-agents`, and its batched PUCT search with leaves valued in Python, kept thin. The
 //! pure-Python package around it (`python/sowing`) adds Gymnasium, PettingZoo and the vector
-//! environments; `_sowing.pyi` documents this module's types.
+//! environments; `_sowing.pyi` documents this module's types. Checkpoints and the training
+//! settings come from `sowing-agents` and `sowing-train` (built without libtorch), so that
+//! Python reads and writes what `sowing train` does.
 
 mod agents;
 mod args;
+mod checkpoint;
 mod error;
 mod long_call;
 mod memory;
@@ -24,6 +27,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    checkpoint::register(m)?;
     m.add_class::<rules::PyRules>()?;
     m.add_class::<state::PyState>()?;
     m.add_class::<vec::PySelfPlayVec>()?;

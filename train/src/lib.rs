@@ -1,7 +1,8 @@
 //! # sowing-train
 //!
-//! AlphaZero-style self-play training of the sowing network (feature `torch`, tch): the run's
-//! settings and one training iteration, start and resume ([`trainer`]), the replay buffer and
+//! AlphaZero-style self-play training of the sowing network: the run's settings, their defaults,
+//! checks and config file ([`config`], always built: the Python package's Ray driver reads them
+//! too), and (feature `torch`, tch) one training iteration, start and resume ([`trainer`]), the replay buffer and
 //! AdamW, both checkpointable ([`replay`], [`adam`]), and the network's matches against its
 //! baselines and its Elo rating ([`rating`]).
 //!
@@ -11,6 +12,7 @@
 
 #[cfg(feature = "torch")]
 pub mod adam;
+pub mod config;
 #[cfg(feature = "torch")]
 pub mod rating;
 #[cfg(feature = "torch")]
@@ -18,5 +20,6 @@ pub mod replay;
 #[cfg(feature = "torch")]
 pub mod trainer;
 
+pub use config::{ConfigError, RESUME_CHANGES, RootSearch, TrainConfig};
 #[cfg(feature = "torch")]
-pub use trainer::{Args, IterationMetrics, Progress, RootSearch, TrainError, Trainer};
+pub use trainer::{IterationMetrics, Progress, TrainError, Trainer};

@@ -7,6 +7,7 @@
 //! resumed from iteration `k` repeats exactly what an uninterrupted run does after `k`.
 
 use crate::adam::AdamW;
+use crate::config::{ConfigError, RESUME_CHANGES, RootSearch, TrainConfig};
 use crate::rating::{self, MatchResult, Z95_ROUNDED};
 use crate::replay::{ReplayBuffer, Sample};
 use rand_chacha::ChaCha8Rng;
@@ -24,7 +25,7 @@ use sowing_env::Rules;
 use sowing_eval::accuracy::{self, Kept};
 use sowing_eval::matches;
 use sowing_eval::stats::{Rate, rate_against};
-use sowing_exact::memory::{self, MAX_THREADS};
+use sowing_exact::memory;
 use sowing_exact::positions::PositionSet;
 use sowing_exact::shared_tablebase;
 use sowing_exact::tablebase::Tablebase;
@@ -35,232 +36,11 @@ use std::sync::Arc;
 use std::time::Instant;
 use tch::{Device, Kind, Tensor, nn};
 
-/// `sowing train`: AlphaZero-style self-play training of a policy-value network.
-///
-/// Each iteration plays `--games-per-iteration` self-play games (PUCT with
-/// `--simulations` per move, Dirichlet noise at the root, moves drawn in proportion to visits for
-/// the first `--temperature-plies` plies and the most visited after), adds their positions to the
-/// replay buffer, trains on it with AdamW, plays the baselines, measures the network's accuracy
-/// on exact positions (`--eval-positions`), and writes a checkpoint to `--out`. `--resume DIR`
-/// continues a run exactly; it takes every setting from the checkpoint except the budget
-/// (`--iterations`, `--minutes`), `--threads`, `--keep-last` and `--keep-every`, and refuses any
-/// other setting given with it that is not the run's own.
-#[derive(Clone, Debug, PartialEq, clap::Args, Serialize, Deserialize)]
-pub struct Args {
-    /// Preset to train on (see `sowing variants`); required unless --resume.
-    #[arg(long)]
-    pub variant: Option<String>,
-    /// Stop after this many iterations in all (counting those of a resumed run).
-    #[arg(long)]
-    pub iterations: Option<u32>,
-    /// Stop starting new iterations once this many minutes of this session have passed.
-    #[arg(long)]
-    pub minutes: Option<f64>,
-    /// Seed of every random choice of the run.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Run directory for checkpoints, metrics.csv and the learning-curve plots
-    /// (default runs/az-VARIANT-sSEED).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Continue the run in this directory from its newest checkpoint.
-    #[arg(long)]
-    #[serde(skip)]
-    pub resume: Option<PathBuf>,
-    /// Checkpoint folders kept: the newest N (at least 1; the newest is the one a run resumes
-    /// from and `az:RUN` plays), besides those --keep-every keeps; older ones are removed once
-    /// the next is written. The run's history stays whole in every meta.json and metrics.csv.
-    #[arg(long, default_value_t = 5, value_name = "N")]
-    #[serde(default = "keep_everything")]
-    pub keep_last: u32,
-    /// Also keep every M-th iteration's checkpoint (iterations M, 2M, ...), so that the
-    /// network's progress can be replayed later; 0 keeps none this way. With the defaults a
-    /// 10-minute run of ~400 iterations leaves ~25 folders.
-    #[arg(long, default_value_t = 20, value_name = "M")]
-    #[serde(default)]
-    pub keep_every: u32,
-    /// Width of the network's hidden layers.
-    #[arg(long, default_value_t = 64)]
-    pub hidden: usize,
-    /// Residual blocks of the network.
-    #[arg(long, default_value_t = 2)]
-    pub blocks: usize,
-    /// The network's body: `mlp`, a residual MLP over the whole input, or `ring`, a residual
-    /// convolution over the ring of holes (circular padding; --hidden channels per hole).
-    #[arg(long, value_enum, default_value_t = Body::Mlp)]
-    #[serde(default)]
-    pub net: Body,
-    /// Give the network the one-move look-ahead features (what each move captures, the
-    /// opponent's best capture after it, a game it ends): `--lookahead false` for the board alone.
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
-    #[serde(default)]
-    pub lookahead: bool,
-    /// PUCT simulations per self-play move.
-    #[arg(long, default_value_t = 64)]
-    pub simulations: u32,
-    /// How self-play searches the root. `puct`: AlphaZero's (Dirichlet noise, moves drawn by
-    /// visits for --temperature-plies, visit counts as the policy target). `gumbel`: Gumbel
-    /// AlphaZero's (actions sampled by Gumbel-top-k, simulations shared by sequential halving,
-    /// the halving's winner played for --temperature-plies and the best without the Gumbel
-    /// draws after, the improved policy softmax(logits + sigma(completed Q)) as the target; no
-    /// Dirichlet noise).
-    #[arg(long, value_enum, default_value_t = RootSearch::Puct)]
-    #[serde(default)]
-    pub root: RootSearch,
-    /// With `--root gumbel`: the most actions sequential halving considers.
-    #[arg(long, default_value_t = 16)]
-    #[serde(default = "sixteen")]
-    pub considered: u32,
-    /// Playout-cap randomisation (KataGo): the chance that a self-play move is searched in full
-    /// (--simulations, root noise) and becomes a sample; the other moves get a fast search of
-    /// --fast-simulations without noise and are not taught. 1 (the default): every move in full.
-    #[arg(long, default_value_t = 1.0, value_name = "P")]
-    #[serde(default = "every_move")]
-    pub full_fraction: f64,
-    /// With --full-fraction below 1: the simulations of a fast search.
-    #[arg(long, default_value_t = 16, value_name = "N")]
-    #[serde(default = "sixteen")]
-    pub fast_simulations: u32,
-    /// Self-play games per iteration.
-    #[arg(long, default_value_t = 256)]
-    pub games_per_iteration: u32,
-    /// Self-play games each worker plays at once (their leaves are evaluated in one batch); with
-    /// --threads T, T times as many in all. Per worker, because halving each worker's batch
-    /// on 2 threads cost 8% of the positions per CPU-second (benches/self_play.rs).
-    #[arg(long, default_value_t = 128)]
-    pub parallel_games: u32,
-    /// PUCT exploration constant, in self-play and when the network plays (evaluation, `az:`).
-    /// Low, because the look-ahead input makes the priors sharp: at 64 simulations 0.3-0.75
-    /// played best against mcts:1000, 1.5 and 3 worse.
-    #[arg(long, default_value_t = 0.5)]
-    pub c_puct: f32,
-    /// Dirichlet concentration of the root noise.
-    #[arg(long, default_value_t = 1.0)]
-    pub dirichlet_alpha: f32,
-    /// Weight of the root noise in the priors.
-    #[arg(long, default_value_t = 0.25)]
-    pub noise_fraction: f32,
-    /// Plies at the start of each self-play game whose move is drawn in proportion to visits;
-    /// later moves take the most visited action.
-    #[arg(long, default_value_t = 12)]
-    pub temperature_plies: u32,
-    /// Each self-play game starts after a number of uniformly random plies drawn from 0 to this
-    /// (not recorded as training positions), so that the network also learns positions that
-    /// its own play from the start would not reach.
-    #[arg(long, default_value_t = 4)]
-    #[serde(default)]
-    pub opening_plies: u32,
-    /// Value target = (1 - m) * game result + m * root search value, for each position.
-    #[arg(long, default_value_t = 0.5)]
-    pub value_mix: f32,
-    /// Positions the replay buffer holds.
-    #[arg(long, default_value_t = 60_000)]
-    pub replay_capacity: usize,
-    /// Training batch size.
-    #[arg(long, default_value_t = 256)]
-    pub batch_size: usize,
-    /// Times each new position is sampled for training, on average: sets the training steps
-    /// per iteration to positions * reuse / batch size.
-    #[arg(long, default_value_t = 4.0)]
-    pub sample_reuse: f64,
-    /// Learn while self-play plays: each iteration's training steps run on the calling thread
-    /// while the self-play workers play, on the replay buffer as it was before that iteration's
-    /// games (which are learnt from one iteration later), so that the core self-play leaves
-    /// free while the trainer learns is used. A run is fixed by its seed with or without it, but
-    /// they are different runs.
-    #[arg(long)]
-    #[serde(default)]
-    pub overlap: bool,
-    /// AdamW learning rate.
-    #[arg(long, default_value_t = 2e-3)]
-    pub lr: f64,
-    /// AdamW decoupled weight decay.
-    #[arg(long, default_value_t = 1e-4)]
-    pub weight_decay: f64,
-    /// Baselines played after every iteration, comma-separated agent specs.
-    #[arg(long, default_value = "random,greedy,alphabeta:4,mcts:1000")]
-    pub baselines: String,
-    /// Games against each baseline per evaluation (half from each side); 0 skips the games
-    /// (accuracy on --eval-positions is still measured).
-    #[arg(long, default_value_t = 20)]
-    pub eval_games: u32,
-    /// Evaluate after the first iteration and every this many iterations (the others' rows in
-    /// metrics.csv have no results): evaluation against mcts:1000 and alphabeta:4 costs as much
-    /// as self-play, time that a short run may rather spend learning.
-    #[arg(long, default_value_t = 1)]
-    #[serde(default = "one")]
-    pub eval_every: u32,
-    /// Uniformly random plies that open each evaluation game (both games of a side-swapped
-    /// pair share the opening), so that deterministic players meet in varied games.
-    #[arg(long, default_value_t = 2)]
-    pub eval_opening: u32,
-    /// PUCT simulations per move of the network in evaluation games and on the evaluation
-    /// positions.
-    #[arg(long, default_value_t = 64)]
-    pub eval_simulations: u32,
-    /// Exact positions (a `sowing positions` file) on which every evaluation measures how often
-    /// the network's move keeps the result and the best margin. Default: the variant's committed
-    /// set, data/positions/VARIANT.jsonl, when it exists (from the working directory); none
-    /// otherwise. A resumed run measures the same file, and refuses it if it changed.
-    #[arg(long, value_name = "FILE")]
-    #[serde(default)]
-    pub eval_positions: Option<PathBuf>,
-    /// The size and hash of `eval_positions` when the run began (set by the trainer).
-    #[arg(skip)]
-    #[serde(default)]
-    pub eval_positions_digest: Option<FileDigest>,
-    /// A tablebase of the variant (`sowing tablebase build`): in self-play, every position it
-    /// holds, root or leaf, is valued exactly and given its perfect moves as priors, so that the
-    /// endgame's samples carry exact values and perfect moves as targets. Evaluation (games and
-    /// accuracy) does not use it: it measures the network alone.
-    #[arg(long, value_name = "FILE")]
-    #[serde(default)]
-    pub tablebase: Option<PathBuf>,
-    /// Self-play workers and threads for the baselines' moves (default: all cores); self-play
-    /// results depend on it.
-    #[arg(long)]
-    #[serde(skip)]
-    pub threads: Option<usize>,
-}
-
-impl Args {
-    /// The preset name, or an error when none was given.
-    pub fn variant_name(&self) -> Result<&str, TrainError> {
-        self.variant
-            .as_deref()
-            .ok_or_else(|| TrainError::Args("--variant is required (or --resume DIR)".to_string()))
-    }
-
-    /// The run directory.
-    pub fn out_dir(&self) -> Result<PathBuf, TrainError> {
-        match &self.out {
-            Some(dir) => Ok(dir.clone()),
-            None => Ok(PathBuf::from(format!(
-                "runs/az-{}-s{}",
-                self.variant_name()?,
-                self.seed
-            ))),
-        }
-    }
-
+impl TrainConfig {
     fn threads(&self) -> usize {
         self.threads.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         })
-    }
-
-    /// The baselines' specs, read from the comma-separated `--baselines` (which the settings
-    /// file keeps as written).
-    pub fn baseline_specs(&self) -> Result<Vec<AgentSpec>, TrainError> {
-        self.baselines
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(|s| {
-                s.parse()
-                    .map_err(|e: sowing_agents::SpecError| TrainError::Args(e.to_string()))
-            })
-            .collect()
     }
 
     fn gumbel(&self) -> Option<GumbelConfig> {
@@ -278,102 +58,6 @@ impl Args {
             noise_fraction: self.noise_fraction,
             leaf_batch: 1,
         }
-    }
-
-    /// Refuse settings that cannot train, naming the flag and what is allowed.
-    fn validate(&self) -> Result<(), TrainError> {
-        let bad = |flag: &str, allowed: &str| {
-            Err(TrainError::Args(format!("--{flag} must be {allowed}")))
-        };
-        if self.iterations.is_none() && self.minutes.is_none() {
-            return bad("iterations or --minutes", "given (the training budget)");
-        }
-        if self.minutes.is_some_and(|m| !(m > 0.0 && m.is_finite())) {
-            return bad("minutes", "a positive number");
-        }
-        if self.hidden < 2 || self.hidden > 4096 {
-            return bad("hidden", "between 2 and 4096");
-        }
-        if self.blocks > 64 {
-            return bad("blocks", "at most 64");
-        }
-        if self.simulations == 0 || self.eval_simulations == 0 {
-            return bad("simulations and --eval-simulations", "at least 1");
-        }
-        if self.considered == 0 || self.considered > 64 {
-            return bad("considered", "between 1 and 64");
-        }
-        if !(self.full_fraction > 0.0 && self.full_fraction <= 1.0) {
-            return bad("full-fraction", "above 0 and at most 1");
-        }
-        let capped = self.full_fraction < 1.0;
-        if capped && (self.fast_simulations == 0 || self.fast_simulations > self.simulations) {
-            return bad(
-                "fast-simulations",
-                "at least 1 and at most --simulations (with --full-fraction below 1)",
-            );
-        }
-        if self.eval_every == 0 {
-            return bad("eval-every", "at least 1");
-        }
-        if self.keep_last == 0 {
-            return bad(
-                "keep-last",
-                "at least 1 (the newest checkpoint is the run's state)",
-            );
-        }
-        if self.games_per_iteration == 0 || self.parallel_games == 0 {
-            return bad("games-per-iteration and --parallel-games", "at least 1");
-        }
-        if !(self.value_mix >= 0.0 && self.value_mix <= 1.0) {
-            return bad("value-mix", "between 0 and 1");
-        }
-        if !(self.noise_fraction >= 0.0 && self.noise_fraction <= 1.0) {
-            return bad("noise-fraction", "between 0 and 1");
-        }
-        if !positive(f64::from(self.dirichlet_alpha)) || !positive(f64::from(self.c_puct)) {
-            return bad("dirichlet-alpha and --c-puct", "positive");
-        }
-        if self.batch_size == 0 || self.replay_capacity < self.batch_size {
-            return bad("batch-size", "at least 1 and at most --replay-capacity");
-        }
-        if !positive(self.sample_reuse)
-            || !positive(self.lr)
-            || !(positive(self.weight_decay) || self.weight_decay == 0.0)
-        {
-            return bad(
-                "sample-reuse, --lr and --weight-decay",
-                "positive (decay may be 0)",
-            );
-        }
-        if self.sample_reuse > MAX_SAMPLE_REUSE {
-            return bad(
-                "sample-reuse",
-                &format!(
-                    "at most {MAX_SAMPLE_REUSE} (times each new position is trained on, on \
-                     average; the default is 4)"
-                ),
-            );
-        }
-        if self.lr > MAX_LR {
-            return bad(
-                "lr",
-                &format!("at most {MAX_LR} (AdamW's step size; the default is 0.002)"),
-            );
-        }
-        if self.weight_decay > MAX_WEIGHT_DECAY {
-            return bad(
-                "weight-decay",
-                &format!("at most {MAX_WEIGHT_DECAY} (the default is 0.0001)"),
-            );
-        }
-        if self.threads.is_some_and(|t| t > MAX_THREADS) {
-            return bad("threads", "at most 1024");
-        }
-        for spec in self.baseline_specs()? {
-            spec.build().map_err(|e| TrainError::Args(e.to_string()))?;
-        }
-        Ok(())
     }
 
     /// Refuse evaluation settings that `sowing arena` refuses, by its own checks: baselines
@@ -459,17 +143,6 @@ impl Args {
 /// games last.
 const SAMPLE_PLIES: u32 = 150;
 
-/// The most `--sample-reuse`: past it an iteration's training steps outnumber any use, and one
-/// iteration could outlast every time budget.
-pub const MAX_SAMPLE_REUSE: f64 = 1000.0;
-
-/// The largest `--lr`: AdamW's steps are about the learning rate in size, so beyond 1 every
-/// step overshoots any weight of a network that learns.
-pub const MAX_LR: f64 = 1.0;
-
-/// The largest `--weight-decay`: decoupled decay shrinks each weight by `lr * decay` a step.
-pub const MAX_WEIGHT_DECAY: f64 = 1.0;
-
 /// Parameters of a network of shape `net`: the input layer, each block's norm and two square
 /// layers (convolutions over three holes for a ring), the final norm, the policy head and the
 /// two layers of the value head.
@@ -495,7 +168,7 @@ fn parameters(net: &NetConfig) -> u128 {
 }
 
 /// The evaluation positions of `args` (which names them), checked to be of `rules`.
-fn read_positions(args: &Args, rules: &Rules) -> Result<PositionSet, TrainError> {
+fn read_positions(args: &TrainConfig, rules: &Rules) -> Result<PositionSet, TrainError> {
     let path = args.eval_positions.as_deref().expect("positions are named");
     let variant = args.variant.as_deref().unwrap_or("the run's rules");
     accuracy::read_set(path, variant, rules)
@@ -503,7 +176,7 @@ fn read_positions(args: &Args, rules: &Rules) -> Result<PositionSet, TrainError>
 }
 
 /// The tablebase `args` names for self-play, checked to be of `rules`.
-fn open_table(args: &Args, rules: &Rules) -> Result<Option<Arc<Tablebase>>, TrainError> {
+fn open_table(args: &TrainConfig, rules: &Rules) -> Result<Option<Arc<Tablebase>>, TrainError> {
     let Some(path) = &args.tablebase else {
         return Ok(None);
     };
@@ -526,48 +199,10 @@ fn positions_digest(path: &Path) -> Result<FileDigest, TrainError> {
     })
 }
 
-/// The default of a setting that older checkpoints lack.
-fn one() -> u32 {
-    1
-}
-
-/// The default `--full-fraction`: runs begun before it existed searched every move in full.
-fn every_move() -> f64 {
-    1.0
-}
-
-/// The default `--considered` (runs begun before `--root` existed searched with PUCT, which does
-/// not read it).
-fn sixteen() -> u32 {
-    16
-}
-
-/// How self-play searches the root (`--root`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RootSearch {
-    /// AlphaZero's PUCT with Dirichlet noise; visit counts as the policy target.
-    #[default]
-    Puct,
-    /// Gumbel AlphaZero's sequential halving; the improved policy as the target.
-    Gumbel,
-}
-
-/// The `--keep-last` of runs begun before checkpoints were pruned: they keep every folder, so
-/// that resuming one removes nothing its owner kept.
-fn keep_everything() -> u32 {
-    u32::MAX
-}
-
 /// When `minutes` from now will be, if it is a time at all.
 fn deadline(minutes: Option<f64>) -> Option<Instant> {
     let budget = std::time::Duration::try_from_secs_f64(minutes? * 60.0).ok()?;
     Instant::now().checked_add(budget)
-}
-
-/// Whether `x` is a finite number above zero.
-fn positive(x: f64) -> bool {
-    x.is_finite() && x > 0.0
 }
 
 /// What went wrong in training.
@@ -596,6 +231,12 @@ impl std::fmt::Display for TrainError {
 }
 
 impl std::error::Error for TrainError {}
+
+impl From<ConfigError> for TrainError {
+    fn from(e: ConfigError) -> Self {
+        TrainError::Args(e.0)
+    }
+}
 
 impl From<CheckpointError> for TrainError {
     fn from(e: CheckpointError) -> Self {
@@ -659,12 +300,34 @@ pub enum Progress {
 }
 
 /// The checkpoint metadata of this trainer.
-pub type TrainMeta = Meta<Args, IterationMetrics>;
+pub type TrainMeta = Meta<TrainConfig, IterationMetrics>;
+
+/// The checked `meta.json` of checkpoint folder `dir` of a run, its settings read as
+/// [`TrainConfig::from_run`] reads them (so that runs begun before a setting existed load).
+pub fn read_run(dir: &Path) -> Result<TrainMeta, CheckpointError> {
+    let meta: Meta<serde_json::Value, IterationMetrics> = checkpoint::read_meta(dir)?;
+    let args = TrainConfig::from_run(&meta.args).map_err(|why| {
+        CheckpointError::Corrupt(dir.join(checkpoint::META), format!("bad metadata: {why}"))
+    })?;
+    Ok(Meta {
+        format: meta.format,
+        version: meta.version,
+        iteration: meta.iteration,
+        rules: meta.rules,
+        net: meta.net,
+        args,
+        history: meta.history,
+        baseline_elo: meta.baseline_elo,
+        seconds: meta.seconds,
+        files: meta.files,
+        trainer: meta.trainer,
+    })
+}
 
 /// A training run in memory.
 #[derive(Debug)]
 pub struct Trainer {
-    args: Args,
+    args: TrainConfig,
     rules: Rules,
     dir: PathBuf,
     vs: nn::VarStore,
@@ -686,13 +349,16 @@ pub struct Trainer {
     _lock: RunLock,
 }
 
+/// The settings of a run, written into its directory when it begins.
+pub const CONFIG: &str = "config.json";
+
 const TRAINING: u64 = 2;
 const EVALUATION: u64 = 3;
 const ACCURACY: u64 = 4;
 
 impl Trainer {
     /// A new run: fresh weights seeded by `args.seed`. Refuses a directory that already holds one.
-    pub fn new(mut args: Args) -> Result<Trainer, TrainError> {
+    pub fn new(mut args: TrainConfig) -> Result<Trainer, TrainError> {
         args.validate()?;
         let rules =
             Rules::preset(args.variant_name()?).map_err(|e| TrainError::Args(e.to_string()))?;
@@ -723,6 +389,9 @@ impl Trainer {
                 dir.display()
             )));
         }
+        // The run's settings, as a config file that `--config` reads (the run's own record is
+        // its checkpoints' meta.json).
+        checkpoint::write_file(&dir.join(CONFIG), args.to_json().as_bytes())?;
         // One intra-op thread: the batches are small, and OpenMP's spinning threads cost more
         // than they give (badly so on a busy machine); self-play runs a worker per thread.
         tch::set_num_threads(1);
@@ -765,15 +434,19 @@ impl Trainer {
     /// `iter-NNNNNN` folder (whose parent is then the run directory, where the next checkpoints
     /// go). Settings come from the checkpoint; `budget` supplies `iterations`, `minutes` and
     /// `threads`, and a `variant` in it that differs from the checkpoint's is refused.
-    pub fn resume(dir: &Path, budget: &Args) -> Result<Trainer, TrainError> {
+    pub fn resume(dir: &Path, budget: &TrainConfig) -> Result<Trainer, TrainError> {
         Trainer::resume_given(dir, budget, &[])
     }
 
     /// [`Trainer::resume`] for a command line that gave the settings `given` (the names of
-    /// [`Args`]' fields, as clap names its arguments): those of [`RESUME_CHANGES`] are taken
+    /// [`TrainConfig`]'s fields, as a config file names them): those of [`RESUME_CHANGES`] are taken
     /// from `budget`, and any other whose value in `budget` is not the run's own is refused,
     /// naming the flag and the run's value, rather than dropped.
-    pub fn resume_given(dir: &Path, budget: &Args, given: &[&str]) -> Result<Trainer, TrainError> {
+    pub fn resume_given(
+        dir: &Path,
+        budget: &TrainConfig,
+        given: &[&str],
+    ) -> Result<Trainer, TrainError> {
         let found = checkpoint::resolve(dir)?;
         let run = if dir.join(checkpoint::META).is_file() {
             match dir.parent() {
@@ -796,7 +469,7 @@ impl Trainer {
                 run.display()
             )));
         }
-        let meta: TrainMeta = checkpoint::read_meta(&found)?;
+        let meta = read_run(&found)?;
         if let Some(v) = &budget.variant
             && Some(v) != meta.args.variant.as_ref()
         {
@@ -804,6 +477,18 @@ impl Trainer {
             return Err(CheckpointError::Mismatch(
                 found,
                 format!("it was trained on {trained}, not {v}"),
+            )
+            .into());
+        }
+        if !found.join(TRAINER).is_file() && found.join(checkpoint::RAY_TRAINER).is_file() {
+            return Err(CheckpointError::Mismatch(
+                found,
+                format!(
+                    "it is a checkpoint of the Ray trainer (its state is {}); resume it with \
+                     python -m sowing.ray.train --resume {}",
+                    checkpoint::RAY_TRAINER,
+                    run.display()
+                ),
             )
             .into());
         }
@@ -881,7 +566,7 @@ impl Trainer {
     }
 
     /// The run's arguments.
-    pub fn args(&self) -> &Args {
+    pub fn args(&self) -> &TrainConfig {
         &self.args
     }
 
@@ -1278,6 +963,7 @@ impl Trainer {
             baseline_elo: self.baseline_elo.clone(),
             seconds: self.seconds,
             files: BTreeMap::new(),
+            trainer: None,
         };
         let mut state = self.optimizer.state();
         state.extend(self.buffer.state());
@@ -1311,7 +997,7 @@ struct SelfPlayed {
 /// What training changes and reads, borrowed apart from the rest of the trainer so that it can
 /// learn while self-play borrows the rules and the table (`--overlap`).
 struct Learner<'a> {
-    args: &'a Args,
+    args: &'a TrainConfig,
     net: &'a mut PolicyValueNet,
     optimizer: &'a mut AdamW,
     buffer: &'a ReplayBuffer,
@@ -1364,22 +1050,11 @@ impl Learner<'_> {
     }
 }
 
-/// The settings a resumed run takes from its command line: its budget, its threads and which of
-/// its checkpoints it keeps (names of [`Args`]' fields). Every other setting is the run's own,
-/// since changing it would make the rest of the run another run.
-pub const RESUME_CHANGES: [&str; 5] = [
-    "iterations",
-    "minutes",
-    "threads",
-    "keep_last",
-    "keep_every",
-];
-
 /// Refuse settings `given` on the command line of a resumed run whose values in `budget` are
 /// not the run's own (`run`'s `ours`), naming the first such flag and what the run has.
 fn refuse_changes(
-    ours: &Args,
-    budget: &Args,
+    ours: &TrainConfig,
+    budget: &TrainConfig,
     given: &[&str],
     run: &Path,
 ) -> Result<(), TrainError> {
@@ -1399,7 +1074,7 @@ fn refuse_changes(
                 .as_deref()
                 .is_some_and(|out| same_folder(out, run)),
             "tablebase" | "eval_positions" => {
-                let path = |a: &Args| {
+                let path = |a: &TrainConfig| {
                     if name == "tablebase" {
                         a.tablebase.clone()
                     } else {

@@ -173,7 +173,7 @@ fn settings_given_on_resuming_are_taken_or_refused_never_dropped() {
     let dir = one_iteration("resume-settings");
     let mut budget = tiny_args(&dir);
     budget.iterations = Some(2);
-    let refused = |budget: &sowing_train::Args, given: &[&str]| {
+    let refused = |budget: &sowing_train::TrainConfig, given: &[&str]| {
         error_text(Trainer::resume_given(&dir, budget, given))
     };
     let mut wider = budget.clone();

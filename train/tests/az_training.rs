@@ -4,7 +4,6 @@
 //! accuracy on the same exact positions.
 #![cfg(feature = "torch")]
 
-use clap::Parser;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::az::checkpoint::{self, TRAINER};
@@ -14,19 +13,16 @@ use sowing_env::{Rules, State};
 use sowing_exact::positions::{ExactPosition, PositionSet};
 use sowing_exact::tablebase::{BuildOptions, Tablebase};
 use sowing_train::trainer::TrainMeta;
-use sowing_train::{Args, IterationMetrics, RootSearch, Trainer};
+use sowing_train::{IterationMetrics, RootSearch, TrainConfig as Args, Trainer};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    args: Args,
-}
+mod common;
+use common::settings_of;
 
 /// Tiny settings: a small network, few simulations and games, quick baselines.
 fn tiny(out: &Path, iterations: u32) -> Args {
-    Cli::parse_from(tiny_command(out, iterations)).args
+    settings_of(&tiny_command(out, iterations)).unwrap()
 }
 
 /// The command line of [`tiny`].
@@ -162,8 +158,7 @@ fn resume_repeats_the_uninterrupted_run() {
     assert_eq!(first.iteration(), 1);
     drop(first);
     // Only the budget is given again: the evaluation positions come from the checkpoint.
-    let mut budget = tiny(&split_dir, 2);
-    budget.resume = Some(split_dir.clone());
+    let budget = tiny(&split_dir, 2);
     let mut resumed = Trainer::resume(&split_dir, &budget).expect("the run resumes");
     assert_eq!(resumed.iteration(), 1);
     assert!(resumed.wants_more(0.0, 0.0));
@@ -233,8 +228,7 @@ fn retention_keeps_the_newest_and_every_mth_and_resume_stays_exact() {
     let split_dir = scratch("keep-split");
     drop(train(keep(tiny(&split_dir, 4))));
     assert_eq!(folders(&split_dir), [3, 4]);
-    let mut budget = tiny(&split_dir, 7);
-    budget.resume = Some(split_dir.clone());
+    let budget = tiny(&split_dir, 7);
     let mut resumed = Trainer::resume(&split_dir, &budget).unwrap();
     assert_eq!(
         (resumed.args().keep_last, resumed.args().keep_every),
@@ -280,8 +274,7 @@ fn a_tablebase_gives_self_play_exact_endgames_and_resume_stays_exact() {
     );
     let split_dir = scratch("table-split");
     drop(train(with_table(&split_dir, 1)));
-    let mut budget = tiny(&split_dir, 2);
-    budget.resume = Some(split_dir.clone());
+    let budget = tiny(&split_dir, 2);
     let mut resumed = Trainer::resume(&split_dir, &budget).unwrap();
     assert_eq!(resumed.args().tablebase.as_ref(), Some(&file));
     resumed.iterate(&mut |_| {}).unwrap();
@@ -387,12 +380,12 @@ fn generated_numbers_for_every_training_flag_never_crash_the_trainer() {
         for value in values {
             let mut argv = base.clone();
             argv.extend([flag.to_string(), value.to_string()]);
-            let Ok(cli) = Cli::try_parse_from(&argv) else {
+            let Ok(settings) = settings_of(&argv) else {
                 continue;
             };
             parsed += 1;
             let made = std::panic::catch_unwind(|| {
-                Trainer::new(cli.args)
+                Trainer::new(settings)
                     .map(|_| ())
                     .map_err(|e| e.to_string())
             });
@@ -491,7 +484,7 @@ fn every_evaluation_measures_accuracy_on_the_same_positions() {
     }
     // The figures are in the checkpoint's history, and the file in its arguments.
     let newest = checkpoint::resolve(&dir).unwrap();
-    let meta: TrainMeta = checkpoint::read_meta(&newest).unwrap();
+    let meta: TrainMeta = sowing_train::trainer::read_run(&newest).unwrap();
     let accuracy =
         |history: &[IterationMetrics]| history.iter().map(|m| m.accuracy).collect::<Vec<_>>();
     assert_eq!(accuracy(&meta.history), accuracy(trainer.history()));
@@ -508,8 +501,7 @@ fn every_evaluation_measures_accuracy_on_the_same_positions() {
     fewer.positions.truncate(100);
     fewer.header.count = 100;
     fewer.write(&file).unwrap();
-    let mut budget = tiny(&dir, 4);
-    budget.resume = Some(dir.clone());
+    let budget = tiny(&dir, 4);
     let e = Trainer::resume(&dir, &budget).unwrap_err().to_string();
     assert!(e.contains("changed since the run began"), "{e}");
     assert!(e.contains(file.to_str().unwrap()), "{e}");
@@ -596,8 +588,7 @@ fn a_gumbel_root_run_resumes_exactly_and_keeps_its_root() {
     let split_dir = scratch("gumbel-split");
     drop(train(gumbel(&split_dir, 1)));
     // The budget alone is given again (with PUCT's defaults): the root comes from the checkpoint.
-    let mut budget = tiny(&split_dir, 2);
-    budget.resume = Some(split_dir.clone());
+    let budget = tiny(&split_dir, 2);
     let mut resumed = Trainer::resume(&split_dir, &budget).expect("the run resumes");
     resumed
         .iterate(&mut |_| {})
@@ -605,7 +596,8 @@ fn a_gumbel_root_run_resumes_exactly_and_keeps_its_root() {
     let (a, b) = (&straight.history()[1], &resumed.history()[1]);
     assert_eq!(a.positions, b.positions);
     assert_eq!(a.policy_loss, b.policy_loss);
-    let meta: TrainMeta = checkpoint::read_meta(&checkpoint::iteration_dir(&split_dir, 2)).unwrap();
+    let meta: TrainMeta =
+        sowing_train::trainer::read_run(&checkpoint::iteration_dir(&split_dir, 2)).unwrap();
     assert_eq!(meta.args.root, RootSearch::Gumbel);
     assert_eq!(meta.args.considered, 4);
     for dir in [straight_dir, puct_dir, split_dir] {
@@ -637,8 +629,7 @@ fn an_overlapped_run_learns_one_iteration_behind_and_resumes_exactly() {
     // Stopped after two iterations and resumed for the third, it learns what it learnt straight.
     let split_dir = scratch("overlap-split");
     drop(train(overlapped(&split_dir, 2)));
-    let mut budget = tiny(&split_dir, 3);
-    budget.resume = Some(split_dir.clone());
+    let budget = tiny(&split_dir, 3);
     let mut resumed = Trainer::resume(&split_dir, &budget).expect("the run resumes");
     assert!(resumed.args().overlap, "the checkpoint keeps --overlap");
     resumed

@@ -93,9 +93,8 @@ pub fn measure(
     cache: &super::cache::Cache,
 ) -> Learning {
     use super::cache::{UnitKey, slug};
-    use clap::Parser;
     use sowing_env::Rules;
-    use sowing_train::{Args, Trainer};
+    use sowing_train::{TrainConfig, Trainer};
 
     if Rules::preset(&variant.name).ok() != Some(variant.rules) {
         return Learning::NotMeasured(format!(
@@ -116,12 +115,6 @@ pub fn measure(
         return Learning::Curve(curve);
     }
 
-    /// The trainer's own arguments, parsed as `sowing train` would parse them.
-    #[derive(Parser)]
-    struct Command {
-        #[command(flatten)]
-        args: Args,
-    }
     let run_dir =
         config
             .out
@@ -129,23 +122,19 @@ pub fn measure(
             .join(format!("{}-s{}", slug(&variant.name), config.seed));
     // A run cut off part way is started again: its budget is time, which a restart resets.
     let _ = std::fs::remove_dir_all(&run_dir);
-    let argv = [
-        "train".to_string(),
-        format!("--variant={}", variant.name),
-        format!("--minutes={}", seconds / 60.0),
-        format!("--seed={}", config.seed),
-        format!("--out={}", run_dir.display()),
-        format!("--threads={}", config.threads),
-        "--games-per-iteration=32".to_string(),
-        "--parallel-games=32".to_string(),
-        "--simulations=32".to_string(),
-        "--eval-games=10".to_string(),
-        "--eval-simulations=32".to_string(),
-        "--baselines=random,greedy,mcts:100".to_string(),
-    ];
-    let args = match Command::try_parse_from(argv) {
-        Ok(c) => c.args,
-        Err(e) => return Learning::NotMeasured(format!("the trainer refused its arguments: {e}")),
+    let args = TrainConfig {
+        variant: Some(variant.name.clone()),
+        minutes: Some(seconds / 60.0),
+        seed: config.seed,
+        out: Some(run_dir),
+        threads: Some(config.threads),
+        games_per_iteration: 32,
+        parallel_games: 32,
+        simulations: 32,
+        eval_games: 10,
+        eval_simulations: 32,
+        baselines: "random,greedy,mcts:100".to_string(),
+        ..TrainConfig::default()
     };
     let mut trainer = match Trainer::new(args) {
         Ok(t) => t,

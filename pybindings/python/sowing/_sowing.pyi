@@ -479,3 +479,30 @@ class PositionsCollector:
         """Write the file (the Rust writer) and return the figures as JSON."""
 
 def positions_defaults() -> dict[str, int | str]: ...
+
+# Checkpoints and training settings: the Rust implementation of `sowing train`'s (checkpoint.rs).
+class CheckpointError(ValueError):
+    """A checkpoint that is missing, damaged, or does not fit; the message names the file."""
+
+RESUME_CHANGES: list[str]
+"""The settings a resumed run takes from its command line (budget, threads, retention)."""
+CHECKPOINT_TRAINER: str
+"""The Ray trainer's state file in a checkpoint (``trainer.pt``)."""
+
+def read_checkpoint(path: str | os.PathLike[str]) -> tuple[str, dict[str, Any], dict[str, np.ndarray]]: ...
+def write_checkpoint(
+    run: str | os.PathLike[str],
+    meta: dict[str, Any],
+    weights: dict[str, Any],
+    files: dict[str, bytes] | None = None,
+    keep_last: int | None = None,
+    keep_every: int = 0,
+) -> str: ...
+def newest_checkpoint(run: str | os.PathLike[str]) -> str | None: ...
+def resolve_checkpoint(path: str | os.PathLike[str]) -> str: ...
+def train_config(
+    settings: dict[str, Any] | None = None, file: str | os.PathLike[str] | None = None
+) -> dict[str, Any]: ...
+def train_config_names_in(file: str | os.PathLike[str]) -> list[str]: ...
+def validate_train_config(settings: dict[str, Any]) -> None: ...
+def run_train_config(args: dict[str, Any]) -> dict[str, Any]: ...

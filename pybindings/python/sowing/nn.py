@@ -46,11 +46,25 @@ except ImportError:
         "(or pip install 'sowing[torch]')"
     ) from None
 
-from . import _checkpoint, _safetensors
-from ._sowing import Rules, parse_agent_spec
+from ._sowing import (
+    CheckpointError,
+    Rules,
+    newest_checkpoint,
+    parse_agent_spec,
+    read_checkpoint,
+    write_checkpoint,
+)
 from .search import NetworkAgent, input_length
 
-__all__ = ["Evaluator", "PolicyValueNet", "agent", "load", "save", "state_dict_arrays"]
+__all__ = [
+    "CheckpointError",
+    "Evaluator",
+    "PolicyValueNet",
+    "agent",
+    "load",
+    "save",
+    "state_dict_arrays",
+]
 
 MASKED_LOGIT = -1.0e9
 """The logit of illegal actions, as in the Rust network: softmax gives them exactly zero."""
@@ -286,28 +300,25 @@ def state_dict_arrays(net: nn.Module) -> dict[str, np.ndarray]:
 
 def load(path: str | os.PathLike[str]) -> tuple[PolicyValueNet, dict[str, Any]]:
     """The network of the checkpoint at ``path`` (a run directory or an ``iter-NNNNNN`` folder),
-    in eval mode, and the checkpoint's ``meta.json``. A damaged checkpoint raises
-    ``sowing.nn.CheckpointError`` (a ``ValueError``) naming the file."""
-    folder = _checkpoint.resolve(path)
-    meta = _checkpoint.read_meta(folder)
+    in eval mode, and the checkpoint's ``meta.json``. The checkpoint is read and checked by the
+    Rust reader of ``sowing train`` (sizes and hashes, the network against the rules and the
+    weights); a damaged one raises ``sowing.nn.CheckpointError`` (a ``ValueError``) naming the
+    file."""
+    folder, meta, arrays = read_checkpoint(os.fspath(path))
     net_config = meta["net"]
+    net = PolicyValueNet(
+        int(net_config["holes"]),
+        int(net_config["hidden"]),
+        int(net_config["blocks"]),
+        bool(net_config.get("lookahead", False)),
+        str(net_config.get("body", "mlp")),
+    )
     try:
-        net = PolicyValueNet(
-            int(net_config["holes"]),
-            int(net_config["hidden"]),
-            int(net_config["blocks"]),
-            bool(net_config.get("lookahead", False)),
-            str(net_config.get("body", "mlp")),
-        )
-        arrays = _safetensors.load(folder / _checkpoint.SAFETENSORS)
         net.load_arrays(arrays)
-    except (KeyError, TypeError, ValueError) as e:
-        raise _checkpoint.CheckpointError(f"checkpoint {folder} does not load: {e}") from None
+    except (KeyError, TypeError, ValueError, RuntimeError) as e:
+        raise CheckpointError(f"checkpoint {folder} does not load: {e}") from None
     net.eval()
     return net, meta
-
-
-CheckpointError = _checkpoint.CheckpointError
 
 
 def save(
@@ -325,7 +336,9 @@ def save(
     there, or ``iteration``), so that ``az:RUN`` plays it with ``simulations`` per move and
     ``c_puct`` (``sowing.agents.from_spec``, ``gymnasium.make(..., opponent="az:RUN")``,
     ``sowing arena``). The weights are written as ``weights.safetensors`` in float32, the
-    folder atomically. Returns the folder."""
+    folder atomically, by the Rust writer of ``sowing train``. Returns the folder."""
+    from pathlib import Path
+
     from .search import _rules
 
     if not isinstance(net, PolicyValueNet):
@@ -336,8 +349,8 @@ def save(
             f"the network is for {net.holes} holes per row and {rules.summary} has {rules.holes}"
         )
     if iteration is None:
-        newest = _checkpoint.newest(run)
-        iteration = 1 if newest is None else int(newest.name[5:]) + 1
+        newest = newest_checkpoint(os.fspath(run))
+        iteration = 1 if newest is None else int(Path(newest).name[5:]) + 1
     if isinstance(iteration, bool) or not isinstance(iteration, int) or not 1 <= iteration <= 999_999:
         raise ValueError(f"iteration must be 1 to 999999, got {iteration!r}")
     if isinstance(simulations, bool) or not isinstance(simulations, int) or not 1 <= simulations <= 1_000_000:
@@ -359,8 +372,7 @@ def save(
         "seconds": 0.0,
         "trainer": "python",
     }
-    data = _safetensors.dumps(state_dict_arrays(net))
-    return _checkpoint.write(run, meta, {_checkpoint.SAFETENSORS: data})
+    return Path(write_checkpoint(os.fspath(run), meta, state_dict_arrays(net)))
 
 
 def agent(spec: str, seed: int = 0) -> NetworkAgent:

@@ -11,9 +11,11 @@ to Ray actors.
   with AdamW as ``sowing train`` does, and publishes the new weights.
 - Every ``--eval-every`` iterations the network is rated as ``sowing train`` rates it: matches
   against the baselines and an Elo against their round robin (``sowing.search.rate``).
-- Every iteration is checkpointed in the layout of ``sowing train`` (``iter-NNNNNN/meta.json``
-  and ``weights.safetensors``, with ``trainer.pt`` for resuming in the newest): ``az:RUN`` plays
-  it from Python, ``--resume RUN`` goes on.
+- The settings are ``sowing train``'s (its flags, defaults, checks and ``--config FILE``, read
+  through the binding), and every iteration is checkpointed by its Rust writer
+  (``iter-NNNNNN/meta.json`` and ``weights.safetensors``, with ``trainer.pt`` for resuming in
+  the newest; retention by ``--keep-last`` and ``--keep-every``): ``az:RUN`` plays it from
+  Python and in ``sowing arena``, ``--resume RUN`` goes on.
 
 ``python -m sowing.ray.train --variant en-dodoi-6 --actors 2 --iterations 10`` runs it on a
 local Ray cluster started for the run; ``--address auto`` joins a running one (``ray start

@@ -1,11 +1,20 @@
-"""``python -m sowing.ray.train``: AlphaZero-style training of the network of ``sowing train``
-with its self-play dealt to Ray actors (see ``sowing.ray``), read top to bottom: the run's
-arguments, the actors and the learner, one iteration, then starting and resuming.
+"""``python -m sowing.ray.train``: the iteration of ``sowing train`` with its self-play dealt to
+Ray actors (see ``sowing.ray``), read top to bottom: the settings, the actors and the learner,
+one iteration, then starting and resuming.
+
+The settings are ``sowing train``'s own (``sowing_train::TrainConfig``, read through the
+binding): the same defaults, checks and config file (``--config FILE``, TOML or JSON), each flag
+of ``sowing train`` an override here; ``--actors``, ``--address`` and ``--learner-gpus`` say
+where it runs. Checkpoints are written by the Rust writer of ``sowing train`` (``meta.json``
+with its digests, ``weights.safetensors``, retention by ``--keep-last`` and ``--keep-every``),
+so ``az:RUN`` and ``sowing arena`` play them; ``trainer.pt`` (PyTorch's AdamW and the replay
+buffer) in the newest lets ``--resume`` go on exactly, with the settings ``sowing train``
+lets a resumed run change. Not run here: ``--tablebase`` and ``--overlap`` (refused), and the
+accuracy on exact positions (not measured: ``accuracy`` stays empty).
 
 Every random choice is fixed by ``--seed``: the initial weights, each game's stream (seed,
-iteration, game number), the training batches (seed, iteration). The optimiser and the replay
-buffer are checkpointed with the weights, so a resumed run goes on as an uninterrupted one would
-(on the CPU, with as many actors).
+iteration, game number), the training batches (seed, iteration); on the CPU a resumed run goes
+on as an uninterrupted one would.
 """
 
 from __future__ import annotations
@@ -26,117 +35,76 @@ import numpy as np
 import ray
 import torch
 
-from .. import _checkpoint, _safetensors
-from .._sowing import Rules
+from .._sowing import (
+    CHECKPOINT_TRAINER,
+    RESUME_CHANGES,
+    Rules,
+    newest_checkpoint,
+    read_checkpoint,
+    run_train_config,
+    train_config,
+    train_config_names_in,
+    validate_train_config,
+    write_checkpoint,
+)
 from ..nn import PolicyValueNet, state_dict_arrays
-from ..search import BASELINES, NetworkAgent, rate, rate_baselines, self_play
+from ..search import NetworkAgent, rate, rate_baselines, self_play
 
-TRAINER = "trainer.pt"
-"""The optimiser and the replay buffer, in the newest checkpoint only."""
+TRAINER = CHECKPOINT_TRAINER
+"""The optimiser and the replay buffer (``trainer.pt``), in the newest checkpoint only."""
+
+RAY = "sowing.ray"
+"""The ``trainer`` of this driver's checkpoints."""
 
 TRAINING = 2
 """The purpose of the training batches' random streams (self-play's is 1, as in Rust)."""
 
 
-@dataclass
 class Args:
-    """The run's settings; those shared with ``sowing train`` have its defaults and meaning."""
+    """The run's settings (``sowing train``'s, a dict by name, with attribute access) and where
+    it runs (``actors``, ``address``, ``learner_gpus``; not the run's, so not recorded)."""
 
-    variant: str | None = None
-    """Preset to train on; required unless --resume."""
-    iterations: int | None = None
-    """Stop after this many iterations in all (counting those of a resumed run)."""
-    minutes: float | None = None
-    """Stop starting new iterations once this many minutes of this session have passed."""
-    seed: int = 0
-    """Seed of every random choice of the run."""
-    out: str | None = None
-    """Run directory (default runs/ray-VARIANT-sSEED)."""
-    resume: str | None = None
-    """Continue the run in this directory from its newest checkpoint."""
-    actors: int = 2
-    """Self-play actors, one CPU each."""
-    address: str | None = None
-    """Ray cluster to join (``auto``: the one started by ``ray start`` on this machine); default: a
-    local cluster started for the run."""
-    learner_gpus: float = 0.0
-    """GPUs for the learner (0: it trains on a CPU)."""
-    hidden: int = 64
-    """Width of the network's hidden layers."""
-    blocks: int = 2
-    """Residual blocks of the network."""
-    lookahead: bool = True
-    """Give the network the one-move look-ahead features."""
-    simulations: int = 64
-    """PUCT simulations per self-play move."""
-    games_per_iteration: int = 256
-    """Self-play games per iteration, dealt evenly to the actors."""
-    parallel_games: int = 64
-    """Self-play games each actor plays at once (their leaves are evaluated in one batch)."""
-    c_puct: float = 0.5
-    """PUCT exploration constant, in self-play and when the network plays."""
-    dirichlet_alpha: float = 1.0
-    """Dirichlet concentration of the root noise."""
-    noise_fraction: float = 0.25
-    """Weight of the root noise in the priors."""
-    temperature_plies: int = 12
-    """Plies whose move is drawn in proportion to visits; later moves take the most visited."""
-    opening_plies: int = 4
-    """Each self-play game starts after 0 to this many uniformly random plies."""
-    value_mix: float = 0.5
-    """Value target = (1 - m) * game result + m * root search value."""
-    replay_capacity: int = 60_000
-    """Positions the replay buffer holds."""
-    batch_size: int = 256
-    """Training batch size."""
-    sample_reuse: float = 4.0
-    """Times each new position is sampled for training, on average."""
-    lr: float = 2e-3
-    """AdamW learning rate."""
-    weight_decay: float = 1e-4
-    """AdamW decoupled weight decay."""
-    baselines: str = ",".join(BASELINES)
-    """Baselines of the evaluation, comma-separated agent specs."""
-    eval_games: int = 20
-    """Games against each baseline per evaluation; 0 skips evaluation."""
-    eval_every: int = 1
-    """Evaluate after the first iteration and every this many."""
-    eval_opening: int = 2
-    """Uniformly random plies that open each evaluation game."""
-    eval_simulations: int = 64
-    """PUCT simulations per move of the network in evaluation games."""
+    def __init__(self, settings: dict[str, Any], actors: int = 2, address: str | None = None,
+                 learner_gpus: float = 0.0) -> None:
+        self.settings = dict(settings)
+        self.actors = actors
+        self.address = address
+        self.learner_gpus = learner_gpus
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["settings"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self.__dict__
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     def baseline_specs(self) -> list[str]:
         return [b.strip() for b in self.baselines.split(",") if b.strip()]
 
+    def recorded(self) -> dict[str, Any]:
+        """The settings as ``meta.json`` records them (without the machine's ``threads``)."""
+        return {k: v for k, v in self.settings.items() if k != "threads"}
+
     def check(self) -> None:
-        """Refuse settings that cannot train, naming the flag and what is allowed."""
-
-        def bad(flag: str, allowed: str) -> None:
-            raise ValueError(f"--{flag} must be {allowed}")
-
-        if self.iterations is None and self.minutes is None:
-            bad("iterations or --minutes", "given (the training budget)")
-        if self.minutes is not None and not (self.minutes > 0 and math.isfinite(self.minutes)):
-            bad("minutes", "a positive number")
+        """Refuse settings that cannot train, with ``sowing train``'s checks and messages, and
+        those this driver does not run, naming the flag."""
+        validate_train_config(self.settings)
         if self.actors < 1:
-            bad("actors", "at least 1")
+            raise ValueError("--actors must be at least 1")
         if self.games_per_iteration < self.actors:
-            bad("games-per-iteration", "at least --actors")
-        if not 2 <= self.hidden <= 4096 or not 0 <= self.blocks <= 64:
-            bad("hidden and --blocks", "2 to 4096 and 0 to 64")
-        if self.simulations < 1 or self.eval_simulations < 1 or self.parallel_games < 1:
-            bad("simulations, --eval-simulations and --parallel-games", "at least 1")
-        if not 0 <= self.value_mix <= 1 or not 0 <= self.noise_fraction <= 1:
-            bad("value-mix and --noise-fraction", "between 0 and 1")
-        if not (self.c_puct > 0 and self.dirichlet_alpha > 0):
-            bad("c-puct and --dirichlet-alpha", "positive")
-        if not 1 <= self.batch_size <= self.replay_capacity:
-            bad("batch-size", "at least 1 and at most --replay-capacity")
-        if not (self.sample_reuse > 0 and self.lr > 0 and self.weight_decay >= 0):
-            bad("sample-reuse, --lr and --weight-decay", "positive (decay may be 0)")
-        if self.eval_every < 1:
-            bad("eval-every", "at least 1")
+            raise ValueError("--games-per-iteration must be at least --actors")
+        if self.learner_gpus < 0:
+            raise ValueError("--learner-gpus must be 0 or more")
+        for flag, unsupported in (("tablebase", self.tablebase), ("overlap", self.overlap)):
+            if unsupported:
+                raise ValueError(
+                    f"--{flag} is not run by the Ray trainer; train with sowing train for it"
+                )
 
     def out_dir(self) -> Path:
         if self.out is not None:
@@ -146,21 +114,44 @@ class Args:
         return Path(f"runs/ray-{self.variant}-s{self.seed}")
 
 
-def parse_args(argv: list[str] | None = None) -> Args:
-    """The command line as ``Args``: one flag per field, its doc the help."""
+# The types of the settings whose default is None, for the command line.
+_NONE_DEFAULTS = {"iterations": int, "minutes": float, "threads": int}
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[Args, str | None, list[str]]:
+    """The command line: the run's settings (``--config FILE``'s, under the flags given), the
+    ``--resume`` directory, and the names of the settings given (by the file or the flags)."""
+    defaults = train_config()
     parser = argparse.ArgumentParser(
         prog="python -m sowing.ray.train",
         description=(__doc__ or "").split("\n\n")[0],
     )
-    docs = _field_docs()
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        kind = {"int": int, "float": float, "str": str, "bool": _boolean}
-        base = str(f.type).replace(" | None", "")
+    parser.add_argument("--config", help="settings to start from (TOML or JSON), as sowing train --config")
+    parser.add_argument("--resume", help="continue the run in this directory from its newest checkpoint")
+    parser.add_argument("--actors", type=int, default=2, help="self-play actors, one CPU each (default 2)")
+    parser.add_argument(
+        "--address",
+        help="Ray cluster to join (auto: the one ray start began here); default: a local one",
+    )
+    parser.add_argument("--learner-gpus", type=float, default=0.0, help="GPUs for the learner (default 0)")
+    for name, default in defaults.items():
+        if name == "eval_positions_digest":
+            continue
+        kind = _NONE_DEFAULTS.get(name, str) if default is None else type(default)
         parser.add_argument(
-            flag, type=kind[base], default=f.default, help=docs.get(f.name, ""), dest=f.name
+            "--" + name.replace("_", "-"),
+            type=_boolean if kind is bool else kind,
+            dest=name,
+            default=None,
+            help=f"as sowing train --{name.replace('_', '-')} (default: {default})",
         )
-    return Args(**vars(parser.parse_args(argv)))
+    given = vars(parser.parse_args(argv))
+    config, resume = given.pop("config"), given.pop("resume")
+    place = {k: given.pop(k) for k in ("actors", "address", "learner_gpus")}
+    flags = {k: v for k, v in given.items() if v is not None}
+    settings = train_config(flags, file=config)
+    names = set(flags) | (set(train_config_names_in(config)) if config else set())
+    return Args(settings, **place), resume, sorted(names)
 
 
 def _boolean(text: str) -> bool:
@@ -171,22 +162,8 @@ def _boolean(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
-def _field_docs() -> dict[str, str]:
-    """Each field's docstring, read from this file's source."""
-    import ast
-    import inspect
-
-    tree = ast.parse(inspect.getsource(Args))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    docs = {}
-    for a, b in zip(body, body[1:]):
-        if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr):
-            docs[a.target.id] = str(b.value.value)  # type: ignore[attr-defined]
-    return docs
-
-
 def make_net(rules: Rules, args: Args) -> PolicyValueNet:
-    return PolicyValueNet(rules.holes, args.hidden, args.blocks, args.lookahead)
+    return PolicyValueNet(rules.holes, args.hidden, args.blocks, args.lookahead, args.net)
 
 
 @ray.remote(num_cpus=1)
@@ -226,6 +203,10 @@ class SelfPlayActor:
             value_mix=a.value_mix,
             parallel_games=a.parallel_games,
             lookahead=a.lookahead,
+            root=a.root,
+            considered=a.considered,
+            full_fraction=a.full_fraction,
+            fast_simulations=a.fast_simulations,
         )
         arrays = {
             "observation": samples.observation,
@@ -303,8 +284,13 @@ class Learner:
         torch.manual_seed(args.seed)
         self.device = torch.device("cuda" if args.learner_gpus > 0 else "cpu")
         self.net = make_net(rules, args).to(self.device)
+        # AdamW as the Rust trainer's (train/src/adam.rs): betas 0.9 and 0.999, eps 1e-8.
         self.optimizer = torch.optim.AdamW(
-            self.net.parameters(), lr=args.lr, weight_decay=args.weight_decay
+            self.net.parameters(),
+            lr=args.lr,
+            weight_decay=args.weight_decay,
+            betas=(0.9, 0.999),
+            eps=1e-8,
         )
         self.buffer = ReplayBuffer(self.net.input.in_features, rules.holes, args.replay_capacity)
         if saved is not None:
@@ -456,6 +442,8 @@ class Run:
             "eval": [],
             "elo": None,
             "elo_interval": None,
+            "accuracy": None,
+            "policy_accuracy": None,
         }
         due = iteration == 1 or iteration % a.eval_every == 0
         if a.eval_games > 0 and a.baseline_specs() and due:
@@ -475,7 +463,8 @@ class Run:
         return metrics
 
     def save(self) -> Path:
-        """The checkpoint of the current iteration; the previous one's trainer state removed."""
+        """The checkpoint of the current iteration, written by the Rust writer of ``sowing
+        train``: the previous one's trainer state removed, retention applied."""
         meta = {
             "iteration": self.iteration,
             "rules": json.loads(self.rules.to_json()),
@@ -484,24 +473,25 @@ class Run:
                 "hidden": self.args.hidden,
                 "blocks": self.args.blocks,
                 "lookahead": self.args.lookahead,
+                "body": self.args.net,
             },
-            "args": dataclasses.asdict(self.args),
+            "args": self.args.recorded(),
             "history": self.history,
             "baseline_elo": self.baseline_elo or {},
             "seconds": self.seconds,
-            "trainer": "sowing.ray",
+            "trainer": RAY,
         }
         weights, state = ray.get([self.learner.weights.remote(), self.learner.state.remote()])
-        folder = _checkpoint.write(
-            self.dir,
+        folder = write_checkpoint(
+            str(self.dir),
             meta,
-            {_checkpoint.SAFETENSORS: _safetensors.dumps(weights), TRAINER: state},
+            weights,
+            files={TRAINER: state},
+            keep_last=self.args.keep_last,
+            keep_every=self.args.keep_every,
         )
-        previous = _checkpoint.iteration_dir(self.dir, self.iteration - 1) / TRAINER
-        if previous.is_file():
-            previous.unlink()
         write_metrics(self.dir, self.history)
-        return folder
+        return Path(folder)
 
 
 def write_metrics(run: Path, history: list[dict]) -> None:
@@ -520,32 +510,51 @@ def write_metrics(run: Path, history: list[dict]) -> None:
                 out.writerow(["" if row.get(c) is None else row.get(c, "") for c in columns])
 
 
-def start(args: Args) -> Run:
-    """A new run, or the run of ``args.resume`` from its newest checkpoint (its settings, except
-    the budget and the cluster, from there)."""
+def start(args: Args, resume: str | None = None, given: list[str] = ()) -> Run:
+    """A new run, or the run of ``resume`` from its newest checkpoint: its settings from there,
+    but for those a resumed ``sowing train`` run may change (``RESUME_CHANGES``), taken from
+    ``args`` when given; any other setting given that differs from the run's is refused."""
     saved = None
-    if args.resume is not None:
-        folder = _checkpoint.resolve(args.resume)
-        meta = _checkpoint.read_meta(folder)
-        if meta.get("trainer") != "sowing.ray":
+    if resume is not None:
+        folder, meta, _ = read_checkpoint(resume)
+        folder = Path(folder)
+        if meta.get("trainer") != RAY:
             raise ValueError(f"{folder} is not a checkpoint of sowing.ray; sowing train resumes it")
+        newest = newest_checkpoint(str(folder.parent))
+        if newest is not None and Path(newest) != folder:
+            raise ValueError(
+                f"{folder} is not the newest checkpoint of its run ({newest} is): resume the run"
+            )
         if not (folder / TRAINER).is_file():
             raise ValueError(f"{folder} has no {TRAINER}: only the newest iteration can be resumed")
-        kept = Args(**meta["args"])
-        if args.variant is not None and args.variant != kept.variant:
-            raise ValueError(f"{folder} was trained on {kept.variant}, not {args.variant}")
-        budget = {k: getattr(args, k) for k in ("iterations", "minutes", "address", "actors")}
-        args = dataclasses.replace(kept, **budget, resume=args.resume, out=args.resume)
+        kept = run_train_config(meta["args"])
+        for name in given:
+            if name in RESUME_CHANGES or name == "out":
+                continue
+            if args.settings.get(name) != kept.get(name):
+                raise ValueError(
+                    f"--{name.replace('_', '-')} {args.settings.get(name)} was given with --resume, "
+                    f"but the run in {folder.parent} has {kept.get(name)}, and a resumed run keeps "
+                    "its own settings (only --iterations, --minutes, --threads, --keep-last and "
+                    "--keep-every may change on --resume)"
+                )
+        for name in RESUME_CHANGES:
+            if name in given or name in ("iterations", "minutes", "threads"):
+                kept[name] = args.settings.get(name)
+        kept["out"] = str(folder.parent)
+        args = Args(kept, args.actors, args.address, args.learner_gpus)
         saved = (folder / TRAINER).read_bytes()
     args.check()
     run_dir = args.out_dir()
-    if saved is None and _checkpoint.newest(run_dir) is not None:
+    if saved is None and newest_checkpoint(str(run_dir)) is not None:
         raise ValueError(
             f"{run_dir} already holds a run; continue it with --resume {run_dir} or choose another --out"
         )
-    if args.variant is None:
-        raise ValueError("--variant is required (or --resume DIR)")
     rules = Rules.preset(args.variant)
+    if saved is None:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        recorded = {k: v for k, v in args.recorded().items() if k != "eval_positions_digest"}
+        (run_dir / "config.json").write_text(json.dumps(recorded, indent=2))
     if not ray.is_initialized():
         ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
     rules_json = rules.to_json()
@@ -581,9 +590,9 @@ def summary(m: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = parse_args(argv)
-        run = start(args)
-    except (ValueError, _checkpoint.CheckpointError) as e:
+        args, resume, given = parse_args(argv)
+        run = start(args, resume, given)
+    except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(

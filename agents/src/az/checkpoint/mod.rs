@@ -7,7 +7,12 @@
 //! - `weights.safetensors`: the same variables as safetensors, by the same names, for readers
 //!   without libtorch's C++ format (the Python package's `sowing.nn`);
 //! - `trainer.ot`: what resuming needs beyond the weights (optimiser moments, replay buffer);
-//!   only the newest iteration keeps it.
+//!   only the newest iteration keeps it (`trainer.pt`, PyTorch's, in a run of the Ray trainer).
+//!
+//! This module is the one implementation of the layout, for both trainers and both languages:
+//! it builds without libtorch (the Python package `sowing` reads and writes checkpoints through
+//! it, [`safetensors`] being its codec of the weights), and only [`Weights`] and
+//! [`load_checkpoint`], which make a tch network of a checkpoint, need the feature `torch`.
 //!
 //! A checkpoint is written into a temporary folder and renamed into place, so a crash never leaves
 //! a half-written one; every file is written by Rust from bytes serialised in memory (libtorch,
@@ -21,7 +26,8 @@
 //! agent that plays a checkpoint ([`load_checkpoint`]), do not depend on the trainer: a player
 //! reads only the [`SearchSettings`] of the arguments.
 
-use crate::az::network::{Body, NetConfig, PolicyValueNet};
+use crate::az::shape::{Body, NetConfig};
+use safetensors::Tensor32;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use sowing_env::Rules;
@@ -30,7 +36,12 @@ use std::fmt;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use tch::{Device, Tensor, nn};
+
+pub mod safetensors;
+#[cfg(feature = "torch")]
+mod weights;
+#[cfg(feature = "torch")]
+pub use weights::{LoadedNet, Weights, load_checkpoint, save_safetensors, save_tensors};
 
 /// Written in every `meta.json`, so other JSON files are not mistaken for checkpoints.
 pub const FORMAT: &str = "sowing-az-checkpoint";
@@ -44,6 +55,13 @@ pub const WEIGHTS: &str = "weights.ot";
 pub const SAFETENSORS: &str = "weights.safetensors";
 /// The optimiser and replay state of a checkpoint.
 pub const TRAINER: &str = "trainer.ot";
+/// The optimiser and replay state of a checkpoint of the Ray trainer (`sowing.ray`): PyTorch's
+/// own file, which only that trainer reads.
+pub const RAY_TRAINER: &str = "trainer.pt";
+/// What resuming needs beyond the weights, for either trainer: only the newest iteration keeps it.
+pub const TRAINER_FILES: [&str; 2] = [TRAINER, RAY_TRAINER];
+/// The data files a checkpoint folder may hold beside its `meta.json`.
+pub const DATA_FILES: [&str; 4] = [WEIGHTS, SAFETENSORS, TRAINER, RAY_TRAINER];
 /// The lock file of a run directory (see [`RunLock`]).
 pub const LOCK: &str = ".lock";
 
@@ -79,6 +97,10 @@ pub struct Meta<A, M> {
     pub seconds: f64,
     /// The data files beside it.
     pub files: BTreeMap<String, FileDigest>,
+    /// Which trainer wrote it, where not `sowing train`: `sowing.ray` (whose runs resume only
+    /// there) or `python` (a network saved by `sowing.nn.save`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trainer: Option<String>,
 }
 
 /// Why a checkpoint could not be used.
@@ -340,68 +362,9 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
     file.sync_all().map_err(io)
 }
 
-/// Write named tensors to the file `path`, serialised by libtorch in memory and written by
-/// [`write_file`]: libtorch writing the file itself throws from a destructor when the disk is
-/// full, and the process aborts.
-pub fn save_tensors(path: &Path, tensors: &[(&str, &Tensor)]) -> Result<(), CheckpointError> {
-    let mut bytes = Vec::new();
-    Tensor::save_multi_to_stream(tensors, &mut bytes).map_err(|e| {
-        CheckpointError::Io(
-            path.to_owned(),
-            std::io::Error::other(format!("libtorch cannot serialise the tensors: {e}")),
-        )
-    })?;
-    write_file(path, &bytes)
-}
-
-/// Write named `f32` tensors to the file `path` in the safetensors format (an 8-byte length, a
-/// JSON header naming each tensor's type, shape and byte range, then the raw little-endian
-/// data), built in memory and written by [`write_file`], so that readers without libtorch (the
-/// Python package) can load the weights.
-pub fn save_safetensors(path: &Path, tensors: &[(&str, &Tensor)]) -> Result<(), CheckpointError> {
-    let mut header = serde_json::Map::new();
-    let mut data: Vec<u8> = Vec::new();
-    for (name, tensor) in tensors {
-        let values: Vec<f32> = Vec::try_from(
-            tensor
-                .to_device(tch::Device::Cpu)
-                .to_kind(tch::Kind::Float)
-                .flatten(0, -1),
-        )
-        .map_err(|e| {
-            CheckpointError::Io(
-                path.to_owned(),
-                std::io::Error::other(format!("tensor {name} cannot be read: {e}")),
-            )
-        })?;
-        let start = data.len();
-        for v in values {
-            data.extend_from_slice(&v.to_le_bytes());
-        }
-        header.insert(
-            (*name).to_string(),
-            serde_json::json!({
-                "dtype": "F32",
-                "shape": tensor.size(),
-                "data_offsets": [start, data.len()],
-            }),
-        );
-    }
-    let mut json = serde_json::to_vec(&header).expect("a header serialises");
-    // The data starts 8-byte aligned, as the format recommends.
-    while json.len() % 8 != 0 {
-        json.push(b' ');
-    }
-    let mut bytes = Vec::with_capacity(8 + json.len() + data.len());
-    bytes.extend_from_slice(&(json.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(&json);
-    bytes.extend_from_slice(&data);
-    write_file(path, &bytes)
-}
-
 /// Write a checkpoint folder atomically: `write_files` fills a temporary folder, the digests of
 /// what it wrote go into `meta.json`, and the folder is renamed to `iter-NNNNNN`. The previous
-/// iteration's `trainer.ot` is then removed (only the newest is needed to resume). When a write
+/// iteration's `trainer.ot` (or `trainer.pt`) is then removed (only the newest is needed to resume). When a write
 /// fails (a full disk), the temporary folder is removed and the iterations before stay whole.
 pub fn write<A: Serialize, M: Serialize>(
     run: &Path,
@@ -425,9 +388,11 @@ pub fn write<A: Serialize, M: Serialize>(
     }
     fs::rename(&tmp, &target).map_err(|e| CheckpointError::Io(target.clone(), e))?;
     if meta.iteration > 0 {
-        let previous = iteration_dir(run, meta.iteration - 1).join(TRAINER);
-        if previous.is_file() {
-            fs::remove_file(&previous).map_err(|e| CheckpointError::Io(previous, e))?;
+        for name in TRAINER_FILES {
+            let previous = iteration_dir(run, meta.iteration - 1).join(name);
+            if previous.is_file() {
+                fs::remove_file(&previous).map_err(|e| CheckpointError::Io(previous, e))?;
+            }
         }
     }
     Ok(target)
@@ -468,11 +433,18 @@ fn fill<A: Serialize, M: Serialize>(
 ) -> Result<(), CheckpointError> {
     write_files(tmp)?;
     meta.files.clear();
-    for name in [WEIGHTS, SAFETENSORS, TRAINER] {
-        let file = tmp.join(name);
-        if file.is_file() {
-            meta.files.insert(name.to_string(), digest(&file)?);
+    // Every file written is listed with its digest (the trainers write those of
+    // [`DATA_FILES`]; a file of another name is refused, so that readers know them all).
+    for entry in fs::read_dir(tmp).map_err(|e| CheckpointError::Io(tmp.to_owned(), e))? {
+        let entry = entry.map_err(|e| CheckpointError::Io(tmp.to_owned(), e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !DATA_FILES.contains(&name.as_str()) {
+            return Err(CheckpointError::Io(
+                entry.path(),
+                std::io::Error::other(format!("a checkpoint holds only {}", DATA_FILES.join(", "))),
+            ));
         }
+        meta.files.insert(name, digest(&entry.path())?);
     }
     let json = serde_json::to_string_pretty(meta).expect("checkpoint metadata serialises");
     write_file(&tmp.join(META), json.as_bytes())
@@ -492,29 +464,6 @@ pub struct SearchSettings {
 
 /// `meta.json` as a player reads it: the run's search settings, its metrics left unread.
 pub type PlayMeta = Meta<SearchSettings, IgnoredAny>;
-
-/// A network loaded from a checkpoint, with its metadata.
-#[derive(Debug)]
-pub struct LoadedNet {
-    /// The network.
-    pub net: PolicyValueNet,
-    /// Its variables (kept alive with it).
-    pub vs: nn::VarStore,
-    /// The checkpoint's metadata.
-    pub meta: PlayMeta,
-}
-
-/// Load the network of the checkpoint at `path` (a run directory or a checkpoint folder).
-pub fn load_checkpoint(path: &Path) -> Result<LoadedNet, CheckpointError> {
-    let dir = resolve(path)?;
-    let meta: PlayMeta = read_meta(&dir)?;
-    meta.args.check(&dir.join(META))?;
-    let weights = Weights::read(&dir, &meta.rules, meta.net)?;
-    let vs = nn::VarStore::new(Device::cuda_if_available());
-    let net = PolicyValueNet::new(&vs.root(), meta.net);
-    weights.copy_into(&vs)?;
-    Ok(LoadedNet { net, vs, meta })
-}
 
 impl SearchSettings {
     /// Refuse settings a search cannot run with (`meta` names the file).
@@ -547,115 +496,102 @@ pub const MAX_HIDDEN: usize = 4096;
 /// See [`MAX_HIDDEN`].
 pub const MAX_BLOCKS: usize = 64;
 
-/// The tensors of a checkpoint's `weights.ot` (or, where it has none, its
-/// `weights.safetensors`), read and checked against the network that `meta.json` describes,
-/// ready to be copied into it.
-#[derive(Debug)]
-pub struct Weights {
-    path: PathBuf,
-    tensors: BTreeMap<String, Tensor>,
+/// Refuse the network `net` that checkpoint `meta` (its `meta.json`) says plays `rules`, when
+/// it does not fit the rules or is larger than any the trainer makes.
+pub fn check_net(meta: &Path, rules: &Rules, net: &NetConfig) -> Result<(), CheckpointError> {
+    let mismatch = |why: String| Err(CheckpointError::Mismatch(meta.to_owned(), why));
+    if net.holes != rules.holes() {
+        return mismatch(format!(
+            "its rules have {} holes per row, its network {}",
+            rules.holes(),
+            net.holes
+        ));
+    }
+    if !(2..=MAX_HIDDEN).contains(&net.hidden) || net.blocks > MAX_BLOCKS {
+        return mismatch(format!(
+            "its network ({}) is beyond what the trainer makes: hidden 2 to {MAX_HIDDEN}, at \
+             most {MAX_BLOCKS} blocks",
+            describe(net)
+        ));
+    }
+    Ok(())
 }
 
-impl Weights {
-    /// Read the weights of checkpoint folder `dir`, whose `meta.json` says the network `net`
-    /// plays `rules`. Refused, naming what disagrees: a network that does not fit the rules or
-    /// is larger than any the trainer makes, and weights of another shape than `net` (the
-    /// shape they hold is worked out from the tensors and named).
-    pub fn read(dir: &Path, rules: &Rules, net: NetConfig) -> Result<Weights, CheckpointError> {
-        let meta = dir.join(META);
-        let ot = dir.join(WEIGHTS);
-        let path = if ot.is_file() {
-            ot
-        } else {
-            dir.join(SAFETENSORS)
-        };
-        let name = path
-            .file_name()
-            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-        let mismatch = |why: String| Err(CheckpointError::Mismatch(meta.clone(), why));
-        if net.holes != rules.holes() {
-            return mismatch(format!(
-                "its rules have {} holes per row, its network {}",
-                rules.holes(),
-                net.holes
-            ));
-        }
-        if !(2..=MAX_HIDDEN).contains(&net.hidden) || net.blocks > MAX_BLOCKS {
-            return mismatch(format!(
-                "its network ({}) is beyond what the trainer makes: hidden 2 to {MAX_HIDDEN}, at \
-                 most {MAX_BLOCKS} blocks",
-                describe(&net)
-            ));
-        }
-        // The file's tensors, and the network's copy of them.
-        let bytes = fs::metadata(&path)
-            .map_err(|e| CheckpointError::Io(path.clone(), e))?
-            .len();
-        sowing_exact::memory::check(&format!("loading {}", path.display()), 2, bytes, 0, "")
-            .map_err(|e| CheckpointError::Io(path.clone(), std::io::Error::other(e)))?;
-        let read = if name == SAFETENSORS {
-            Tensor::read_safetensors(&path)
-        } else {
-            Tensor::load_multi(&path)
-        };
-        let tensors: BTreeMap<String, Tensor> = read
-            .map_err(|e| {
-                CheckpointError::Corrupt(path.clone(), format!("libtorch cannot read it: {e}"))
-            })?
-            .into_iter()
-            .collect();
-        let held =
-            held_network(&tensors).map_err(|why| CheckpointError::Corrupt(path.clone(), why))?;
-        if held != net {
-            return mismatch(format!(
-                "it describes a network of {}, but {name} holds one of {}",
-                describe(&net),
+/// The tensors of the safetensors file `path`, its size checked against the memory first.
+pub fn read_safetensors(path: &Path) -> Result<BTreeMap<String, Tensor32>, CheckpointError> {
+    let bytes = fs::metadata(path)
+        .map_err(|e| CheckpointError::Io(path.to_owned(), e))?
+        .len();
+    sowing_exact::memory::check(&format!("loading {}", path.display()), 2, bytes, 0, "")
+        .map_err(|e| CheckpointError::Io(path.to_owned(), std::io::Error::other(e)))?;
+    let data = fs::read(path).map_err(|e| CheckpointError::Io(path.to_owned(), e))?;
+    safetensors::decode(&data).map_err(|why| {
+        CheckpointError::Corrupt(
+            path.to_owned(),
+            format!("not a valid safetensors file: {why}"),
+        )
+    })
+}
+
+/// Write `tensors` to the file `path` as safetensors ([`safetensors::encode`]).
+pub fn write_safetensors(
+    path: &Path,
+    tensors: &BTreeMap<String, Tensor32>,
+) -> Result<(), CheckpointError> {
+    let bytes = safetensors::encode(tensors)
+        .map_err(|why| CheckpointError::Io(path.to_owned(), std::io::Error::other(why)))?;
+    write_file(path, &bytes)
+}
+
+/// The weights of checkpoint folder `dir` as its `weights.safetensors` holds them, checked
+/// against the network its `meta.json` describes (the reader of those without libtorch: the
+/// Python package). A checkpoint written before checkpoints carried safetensors is refused,
+/// saying how to get one.
+pub fn read_plain_weights(
+    dir: &Path,
+    rules: &Rules,
+    net: &NetConfig,
+    files: &BTreeMap<String, FileDigest>,
+) -> Result<BTreeMap<String, Tensor32>, CheckpointError> {
+    let path = dir.join(SAFETENSORS);
+    if !files.contains_key(SAFETENSORS) || !path.is_file() {
+        return Err(CheckpointError::Missing(
+            dir.to_owned(),
+            format!(
+                "it has no {SAFETENSORS}: it was written before checkpoints carried safetensors \
+                 weights; train it on with this version of sowing train to get one"
+            ),
+        ));
+    }
+    check_net(&dir.join(META), rules, net)?;
+    let tensors = read_safetensors(&path)?;
+    let shapes = tensors
+        .iter()
+        .map(|(n, t)| (n.clone(), t.shape.iter().map(|&d| d as i64).collect()))
+        .collect();
+    let held = held_network(&shapes).map_err(|why| CheckpointError::Corrupt(path.clone(), why))?;
+    if held != *net {
+        return Err(CheckpointError::Mismatch(
+            dir.join(META),
+            format!(
+                "it describes a network of {}, but {SAFETENSORS} holds one of {}",
+                describe(net),
                 describe(&held)
-            ));
-        }
-        Ok(Weights { path, tensors })
+            ),
+        ));
     }
-
-    /// Copy the weights into `vs`, whose variables are those of the network they were read
-    /// for: each name must be there with its shape, and nothing else.
-    pub fn copy_into(self, vs: &nn::VarStore) -> Result<(), CheckpointError> {
-        let corrupt = |why: String| Err(CheckpointError::Corrupt(self.path.clone(), why));
-        let variables = vs.variables();
-        for (name, var) in &variables {
-            let Some(saved) = self.tensors.get(name) else {
-                return corrupt(format!("it lacks the network's tensor {name}"));
-            };
-            if saved.size() != var.size() {
-                return corrupt(format!(
-                    "its tensor {name} has shape {:?} where the network's has {:?}",
-                    saved.size(),
-                    var.size()
-                ));
-            }
-        }
-        if let Some(extra) = self.tensors.keys().find(|n| !variables.contains_key(*n)) {
-            return corrupt(format!("it holds a tensor {extra} the network lacks"));
-        }
-        tch::no_grad(|| {
-            for (name, mut var) in variables {
-                var.f_copy_(&self.tensors[&name]).map_err(|e| {
-                    CheckpointError::Corrupt(self.path.clone(), format!("{name}: {e}"))
-                })?;
-            }
-            Ok(())
-        })
-    }
+    Ok(tensors)
 }
 
-/// The shape of the network whose tensors are `tensors`, from the sizes of its first and last
+/// The shape of the network whose tensors have the shapes `tensors` (by name), from the sizes of its first and last
 /// layers and the number of its blocks (names as `network.rs` gives them): an MLP's input layer
 /// is a matrix, a ring's a convolution over three holes.
-fn held_network(tensors: &BTreeMap<String, Tensor>) -> Result<NetConfig, String> {
+pub fn held_network(tensors: &BTreeMap<String, Vec<i64>>) -> Result<NetConfig, String> {
     let dims = |name: &str| -> Result<Vec<i64>, String> {
         let t = tensors.get(name).ok_or_else(|| {
             format!("it has no tensor {name}: not the weights of a network of this project")
         })?;
-        Ok(t.size())
+        Ok(t.clone())
     };
     let (input, policy) = (dims("input.weight")?, dims("policy.weight")?);
     let count_blocks = |layer: &str| {
@@ -713,7 +649,7 @@ fn held_network(tensors: &BTreeMap<String, Tensor>) -> Result<NetConfig, String>
 }
 
 /// A network's shape in words.
-fn describe(net: &NetConfig) -> String {
+pub fn describe(net: &NetConfig) -> String {
     format!(
         "{} body, {} holes, hidden width {}, {} blocks, {}",
         net.body,
