@@ -22,7 +22,9 @@
 
 use crate::agent::Agent;
 use crate::az::checkpoint::{CheckpointError, LoadedNet, MAX_SIMULATIONS, load_checkpoint};
-use crate::az::puct::{BatchSearch, PuctConfig, SearchResult, SearchSpec, Trees, with_evaluator};
+use crate::az::puct::{
+    BatchSearch, EXPLAINED_PLIES, Explained, PuctConfig, SearchSpec, Trees, with_evaluator,
+};
 use crate::budget::Budget;
 use crate::evaluator::Evaluator;
 use crate::perfect::{PerfectPlay, TablebaseEvaluator, table_option, table_serves};
@@ -162,20 +164,6 @@ impl AzAgent {
     }
 }
 
-/// The longest principal line [`AzAgent::last_search`] keeps.
-pub const EXPLAINED_PLIES: usize = 12;
-
-/// A move the network's search chose, with why.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Explained {
-    /// The move played.
-    pub action: usize,
-    /// The search's root: visits of each action, priors, and the mean value for the mover.
-    pub root: SearchResult,
-    /// The principal line from the position: the most visited move at each node, the move
-    /// played first (unless the solver ruled the most visited out), at most [`EXPLAINED_PLIES`].
-    pub line: Vec<usize>,
-}
 
 impl Agent for AzAgent {
     fn name(&self) -> String {
@@ -189,6 +177,10 @@ impl Agent for AzAgent {
         if let Some(perfect) = &mut self.perfect {
             perfect.new_game();
         }
+    }
+
+    fn explained(&self) -> Option<Explained> {
+        self.last.clone()
     }
 
     fn can_play(&self, rules: &Rules) -> Result<(), String> {

@@ -15,7 +15,7 @@ pub mod checkpoint;
 pub mod network;
 pub use crate::puct;
 
-pub use agent::{AzAgent, EXPLAINED_PLIES, Explained, MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
+pub use agent::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
 pub use checkpoint::{LoadedNet, load_checkpoint};
 pub use network::{Body, NetConfig, PolicyValueNet};
 pub use puct::{BatchSearch, PuctConfig, SearchResult};

@@ -69,6 +69,9 @@ fn one_leaf() -> u32 {
     1
 }
 
+/// The longest principal line a player explains its move with ([`BatchSearch::principal_line`]).
+pub const EXPLAINED_PLIES: usize = 12;
+
 /// The most leaves a root may send to one evaluation: more only spreads the virtual losses
 /// over moves the search would not otherwise look at.
 pub const MAX_LEAF_BATCH: u32 = 256;
@@ -184,6 +187,19 @@ struct Node {
     /// Index of the first child; children are contiguous, one per legal action.
     first_child: u32,
     children: u8,
+}
+
+/// A move a player's search chose, with why (`Agent::explained`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explained {
+    /// The move played.
+    pub action: usize,
+    /// The search's root: visits of each action, priors, and the mean value for the mover.
+    pub root: SearchResult,
+    /// The principal line from the position: the most visited move at each node, the move
+    /// played first (alone, when the solver ruled the most visited out), at most
+    /// [`EXPLAINED_PLIES`].
+    pub line: Vec<usize>,
 }
 
 /// Which trees a search grows: fresh ones (tree `i` for root `i`), or the kept trees named.
