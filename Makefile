@@ -40,7 +40,7 @@ test: venv python
 	$(CARGO) test --workspace
 	$(TORCH_ENV) $(CARGO) test -p sowing-agents --features torch --lib --test 'az_*'
 	$(TORCH_ENV) $(CARGO) test -p sowing-train --features torch
-	$(TORCH_ENV) $(CARGO) test -p sowing-experiments --features torch --bin sowing
+	$(TORCH_ENV) $(CARGO) test -p sowing-experiments --features torch --bin sowing --test play_network
 	$(VPY) -m pytest -q pybindings/tests
 
 # The main job: train an AlphaZero-style agent on en-dodoi-6 for ten minutes (a fresh run in

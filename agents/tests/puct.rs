@@ -559,14 +559,24 @@ fn a_batch_of_leaves_goes_to_the_evaluator_at_once_and_every_simulation_counts()
         let mut sizes = Vec::new();
         let mut rngs = vec![ChaCha8Rng::seed_from_u64(2); 2];
         let results = BatchSearch::new()
-            .run(&roots, Trees::Fresh, &SearchSpec::from(batched(201, leaf_batch)), &mut rngs, |s, out| {
-                sizes.push(s.len());
-                eval.evaluate_batch(s, &mut rng, out);
-                Ok::<(), ()>(())
-            })
+            .run(
+                &roots,
+                Trees::Fresh,
+                &SearchSpec::from(batched(201, leaf_batch)),
+                &mut rngs,
+                |s, out| {
+                    sizes.push(s.len());
+                    eval.evaluate_batch(s, &mut rng, out);
+                    Ok::<(), ()>(())
+                },
+            )
             .unwrap();
         for r in &results {
-            assert_eq!(r.search.visits.iter().sum::<u32>(), 200, "leaf_batch {leaf_batch}");
+            assert_eq!(
+                r.search.visits.iter().sum::<u32>(),
+                200,
+                "leaf_batch {leaf_batch}"
+            );
         }
         // The roots first, alone: nothing else is a leaf yet.
         assert_eq!(sizes[0], 2, "leaf_batch {leaf_batch}");
@@ -583,10 +593,16 @@ fn a_batch_of_leaves_goes_to_the_evaluator_at_once_and_every_simulation_counts()
         // The same search again gives the same result.
         let mut rngs = vec![ChaCha8Rng::seed_from_u64(2); 2];
         let again = BatchSearch::new()
-            .run(&roots, Trees::Fresh, &SearchSpec::from(batched(201, leaf_batch)), &mut rngs, |s, out| {
-                eval.evaluate_batch(s, &mut rng, out);
-                Ok::<(), ()>(())
-            })
+            .run(
+                &roots,
+                Trees::Fresh,
+                &SearchSpec::from(batched(201, leaf_batch)),
+                &mut rngs,
+                |s, out| {
+                    eval.evaluate_batch(s, &mut rng, out);
+                    Ok::<(), ()>(())
+                },
+            )
             .unwrap();
         assert_eq!(results, again, "leaf_batch {leaf_batch}");
     }

@@ -388,7 +388,8 @@ mod tests {
     fn session_of_bytes(script: &[u8], human: Player) -> (GameRecord, Ending, String) {
         let rules = Rules::preset("en-dodoi-6").expect("a preset");
         let mut out = Vec::new();
-        let (record, ending) = play_session(script, &mut out, &rules, &mut RandomAgent, human, 7, false);
+        let (record, ending) =
+            play_session(script, &mut out, &rules, &mut RandomAgent, human, 7, false);
         let ending = ending.expect("writing to memory works");
         (record, ending, String::from_utf8(out).expect("utf-8"))
     }
@@ -442,8 +443,15 @@ mod tests {
         let rules = Rules::preset("en-dodoi-6").expect("a preset");
         let mut out = Vec::new();
         let input = io::BufReader::new(FailingAfter(b"2\n"));
-        let (record, ended) =
-            play_session(input, &mut out, &rules, &mut RandomAgent, Player::South, 7, false);
+        let (record, ended) = play_session(
+            input,
+            &mut out,
+            &rules,
+            &mut RandomAgent,
+            Player::South,
+            7,
+            false,
+        );
         let e = ended.unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -530,8 +538,8 @@ mod tests {
                 &mut Greedy,
                 Player::North,
                 3,
-            false,
-        );
+                false,
+            );
             ended.expect("in memory");
             record
         };

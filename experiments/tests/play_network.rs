@@ -15,9 +15,31 @@ fn a_network_opponent_with_a_time_explains_its_moves() {
     let dir = std::env::temp_dir().join(format!("sowing-play-az-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let trained = sowing()
-        .args(["train", "--variant", "en-dodoi-6", "--iterations", "1", "--hidden", "8"])
-        .args(["--blocks", "1", "--simulations", "4", "--games-per-iteration", "2"])
-        .args(["--batch-size", "16", "--replay-capacity", "500", "--eval-games", "0"])
+        .args([
+            "train",
+            "--variant",
+            "en-dodoi-6",
+            "--iterations",
+            "1",
+            "--hidden",
+            "8",
+        ])
+        .args([
+            "--blocks",
+            "1",
+            "--simulations",
+            "4",
+            "--games-per-iteration",
+            "2",
+        ])
+        .args([
+            "--batch-size",
+            "16",
+            "--replay-capacity",
+            "500",
+            "--eval-games",
+            "0",
+        ])
         .args(["--threads", "1", "--out"])
         .arg(&dir)
         .output()
@@ -26,7 +48,14 @@ fn a_network_opponent_with_a_time_explains_its_moves() {
     let play = |explain: bool| {
         let mut command = sowing();
         command
-            .args(["play", "--variant", "en-dodoi-6", "--side", "north", "--opponent"])
+            .args([
+                "play",
+                "--variant",
+                "en-dodoi-6",
+                "--side",
+                "north",
+                "--opponent",
+            ])
             .arg(format!("az:{}:100ms", dir.display()));
         if explain {
             command.arg("--explain");

@@ -710,7 +710,11 @@ pub fn self_play<'py>(
     let searched = as_dict(py, &SearchSpec::default())?;
     let (search, play) = (PyDict::new(py), PyDict::new(py));
     for (key, value) in config.map(|c| c.iter()).into_iter().flatten() {
-        let to = if searched.contains(&key)? { &search } else { &play };
+        let to = if searched.contains(&key)? {
+            &search
+        } else {
+            &play
+        };
         to.set_item(key, value)?;
     }
     let noise = SelfPlayConfig::default().search.puct.noise_fraction;

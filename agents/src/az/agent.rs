@@ -164,7 +164,6 @@ impl AzAgent {
     }
 }
 
-
 impl Agent for AzAgent {
     fn name(&self) -> String {
         self.name.clone()

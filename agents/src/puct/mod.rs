@@ -910,7 +910,11 @@ mod tests {
         let mut eval_rng = ChaCha8Rng::seed_from_u64(4);
         let roots = std::slice::from_ref(state);
         let config = config(simulations);
-        let trees = if keep { Trees::Kept(&[0]) } else { Trees::Fresh };
+        let trees = if keep {
+            Trees::Kept(&[0])
+        } else {
+            Trees::Fresh
+        };
         let spec = SearchSpec::from(config);
         let Ok(results) = search.run(
             roots,
@@ -1048,9 +1052,17 @@ mod tests {
         let mut state = start;
         for &a in &line {
             let node = tree.nodes[id];
-            let children = node.first_child as usize..(node.first_child + u32::from(node.children)) as usize;
-            let most = children.clone().map(|c| tree.nodes[c].visits).max().unwrap();
-            id = children.clone().find(|&c| usize::from(tree.nodes[c].action) == a).unwrap();
+            let children =
+                node.first_child as usize..(node.first_child + u32::from(node.children)) as usize;
+            let most = children
+                .clone()
+                .map(|c| tree.nodes[c].visits)
+                .max()
+                .unwrap();
+            id = children
+                .clone()
+                .find(|&c| usize::from(tree.nodes[c].action) == a)
+                .unwrap();
             assert_eq!(tree.nodes[id].visits, most);
             state = state.play(a).unwrap();
             assert_eq!(tree.nodes[id].state, state);

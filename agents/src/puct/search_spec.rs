@@ -90,7 +90,11 @@ pub struct SpecError {
 
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} must be {}, got {}", self.field, self.allowed, self.value)
+        write!(
+            f,
+            "{} must be {}, got {}",
+            self.field, self.allowed, self.value
+        )
     }
 }
 
@@ -298,8 +302,7 @@ mod tests {
         let spec: SearchSpec = serde_json::from_str("{}").unwrap();
         assert_eq!(spec, SearchSpec::default());
         let given: SearchSpec =
-            serde_json::from_str(r#"{"simulations": 200, "root": "gumbel", "time": 0.5}"#)
-                .unwrap();
+            serde_json::from_str(r#"{"simulations": 200, "root": "gumbel", "time": 0.5}"#).unwrap();
         assert_eq!(given.puct.simulations, 200);
         assert_eq!(given.root, Root::Gumbel(GumbelConfig::default()));
         assert_eq!(given.time, Some(Duration::from_millis(500)));
@@ -315,7 +318,10 @@ mod tests {
                 "simulations must be 1 to 1000000, got 0",
             ),
             (r#"{"c_puct": -1.0}"#, "c_puct must be a positive number"),
-            (r#"{"noise_fraction": 2.0}"#, "noise_fraction must be 0 to 1"),
+            (
+                r#"{"noise_fraction": 2.0}"#,
+                "noise_fraction must be 0 to 1",
+            ),
             (r#"{"leaf_batch": 300}"#, "leaf_batch must be 1 to 256"),
             (r#"{"considered": 0}"#, "considered must be 1 to 64"),
             (r#"{"time": 0}"#, "time must be above 0"),
