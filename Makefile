@@ -40,7 +40,7 @@ test: venv python
 	$(CARGO) test --workspace
 	$(TORCH_ENV) $(CARGO) test -p sowing-agents --features torch --lib --test 'az_*'
 	$(TORCH_ENV) $(CARGO) test -p sowing-train --features torch
-	$(TORCH_ENV) $(CARGO) test -p sowing-experiments --features torch --bin sowing
+	$(TORCH_ENV) $(CARGO) test -p sowing-experiments --features torch --bin sowing --test play_network
 	# The sowing command with az: agents, which pybindings/tests/test_ray.py plays a Ray run with.
 	$(TORCH_ENV) $(CARGO) build -p sowing-experiments --features torch
 	$(VPY) -m pytest -q pybindings/tests

@@ -16,7 +16,7 @@ use common::{beside_neighbour, median};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::az::{Body, NetConfig, PolicyValueNet};
-use sowing_agents::puct::{BatchSearch, PuctConfig};
+use sowing_agents::puct::{BatchSearch, PuctConfig, SearchSpec, Trees, with_evaluator};
 use sowing_env::{Rules, State};
 use std::time::Instant;
 use tch::{Device, nn};
@@ -52,13 +52,13 @@ fn middle_games(rules: &Rules, count: usize) -> Vec<State> {
 
 /// Simulations per second of searching every position afresh with `leaves` leaves a pass.
 fn rate(net: &mut PolicyValueNet, positions: &[State], leaves: u32) -> f64 {
-    let config = PuctConfig {
+    let spec = SearchSpec::from(PuctConfig {
         simulations: SIMULATIONS,
         c_puct: 0.5,
         dirichlet_alpha: 1.0,
         noise_fraction: 0.0,
         leaf_batch: leaves,
-    };
+    });
     let mut search = BatchSearch::new();
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     let started = Instant::now();
@@ -66,15 +66,14 @@ fn rate(net: &mut PolicyValueNet, positions: &[State], leaves: u32) -> f64 {
     for state in positions {
         search.clear();
         let mut noise = [rng.clone()];
-        let found = search.search_continuing(
-            &[0],
+        let Ok(found) = search.run(
             std::slice::from_ref(state),
-            &config,
-            net,
+            Trees::Kept(&[0]),
+            &spec,
             &mut noise,
-            &mut rng,
+            with_evaluator(net, &mut rng),
         );
-        simulations += u64::from(found[0].visits.iter().sum::<u32>()) + 1;
+        simulations += u64::from(found[0].search.visits.iter().sum::<u32>()) + 1;
     }
     simulations as f64 / started.elapsed().as_secs_f64()
 }

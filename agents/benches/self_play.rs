@@ -18,8 +18,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::Evaluator;
 use sowing_agents::az::{Body, NetConfig, PolicyValueNet};
-use sowing_agents::puct::PuctConfig;
 use sowing_agents::puct::self_play::{self, SelfPlayConfig};
+use sowing_agents::puct::{PuctConfig, SearchSpec};
 use sowing_env::{Rules, State};
 use std::convert::Infallible;
 use std::time::Instant;
@@ -51,18 +51,17 @@ fn round(
 ) -> (f64, f64) {
     let rules = Rules::preset("en-dodoi-6").expect("a preset");
     let play = SelfPlayConfig {
-        puct: PuctConfig {
+        search: SearchSpec::from(PuctConfig {
             simulations: 64,
             c_puct: 0.5,
             dirichlet_alpha: 1.0,
             noise_fraction: 0.25,
             leaf_batch: 1,
-        },
+        }),
         temperature_plies: 12,
         opening_plies: 4,
         value_mix: 0.5,
         lookahead: true,
-        gumbel: None,
         playout_cap: None,
     };
     // Copies made before the clock starts, as the trainer's are a negligible part of its

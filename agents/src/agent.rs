@@ -3,6 +3,7 @@
 //! Randomness is passed in, so a game between agents is fixed by the seeds of the streams it is
 //! given.
 
+use crate::puct::Explained;
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{Rules, State};
 use sowing_exact::Stop;
@@ -24,6 +25,13 @@ pub trait Agent: Send {
     /// it is expected to discard. Agents that answer at once (random, greedy) ignore it.
     fn set_stop(&mut self, stop: Stop) {
         let _ = stop;
+    }
+
+    /// What the search of its last move found (value, principal line), for a player that shows
+    /// its reasons (`sowing play --explain`); `None` for agents that do not search so, or when
+    /// the last move was not searched (a table's, a proven win's).
+    fn explained(&self) -> Option<Explained> {
+        None
     }
 
     /// Whether this agent can play games by `rules`; the error says why not. Agents that learned

@@ -5,11 +5,14 @@ use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::features::{encode_input, input_len};
 use sowing_agents::puct::self_play::{self, Sample, SelfPlayConfig};
-use sowing_agents::puct::{BatchSearch, GumbelConfig, Linear, PuctConfig};
+use sowing_agents::puct::{
+    BatchSearch, GumbelConfig, Linear, PuctConfig, Root, SearchResult, SearchSpec, Trees,
+    with_evaluator,
+};
 use sowing_agents::{Evaluation, Evaluator, Rollout};
 use sowing_env::{Outcome, Player, Rules, State};
 use std::sync::atomic::AtomicU32;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn rules() -> Rules {
     Rules::preset("en-dodoi-6").expect("a preset")
@@ -98,7 +101,8 @@ fn an_evaluation_error_ends_the_search_and_the_trees_start_afresh() {
     let mut rngs = vec![ChaCha8Rng::seed_from_u64(1); 2];
     let config = puct(40, 0.0);
     let mut calls = 0;
-    let failed = search.try_search_continuing(&[0, 1], &roots, &config, &mut rngs, |s, out| {
+    let spec = SearchSpec::from(config);
+    let failed = search.run(&roots, Trees::Kept(&[0, 1]), &spec, &mut rngs, |s, out| {
         calls += 1;
         if calls == 5 {
             return Err("the network is gone");
@@ -109,13 +113,24 @@ fn an_evaluation_error_ends_the_search_and_the_trees_start_afresh() {
     assert_eq!(failed, Err("the network is gone"));
     assert_eq!(calls, 5, "no call after the error");
     // Continuing from the failed search keeps nothing: the root's own evaluation and 39 visits.
-    let results =
-        search.search_continuing(&[0, 1], &roots, &config, &mut eval, &mut rngs, &mut rng);
+    let Ok(results) = search.run(
+        &roots,
+        Trees::Kept(&[0, 1]),
+        &spec,
+        &mut rngs,
+        with_evaluator(&mut eval, &mut rng),
+    );
     for r in &results {
-        assert_eq!(r.visits.iter().sum::<u32>(), 39);
+        assert_eq!(r.search.visits.iter().sum::<u32>(), 39);
     }
     // And it is the search a fresh searcher makes.
-    let fresh = BatchSearch::new().search(&roots, &config, &mut eval, &mut rngs, &mut rng);
+    let Ok(fresh) = BatchSearch::new().run(
+        &roots,
+        Trees::Fresh,
+        &spec,
+        &mut rngs,
+        with_evaluator(&mut eval, &mut rng),
+    );
     assert_eq!(results, fresh);
 }
 
@@ -124,35 +139,30 @@ fn a_search_with_a_deadline_runs_until_it_and_at_least_once() {
     let rules = rules();
     let root = State::initial(&rules).play(2).unwrap();
     let mut eval = linear(6, 3);
-    let root_visits = |r: &sowing_agents::puct::SearchResult| r.visits.iter().sum::<u32>();
-    let search = |deadline: Option<Instant>, eval: &mut Linear| {
+    let root_visits = |r: &SearchResult| r.visits.iter().sum::<u32>();
+    let search = |time: Option<Duration>, eval: &mut Linear| {
         let mut search = BatchSearch::new();
         let mut noise = [ChaCha8Rng::seed_from_u64(0)];
         let mut eval_rng = ChaCha8Rng::seed_from_u64(0);
-        let config = puct(200, 0.0);
-        let roots = [root];
-        match deadline {
-            Some(d) => search.search_continuing_until(
-                &[0],
-                &roots,
-                &config,
-                eval,
-                &mut noise,
-                &mut eval_rng,
-                Some(d),
-            ),
-            None => {
-                search.search_continuing(&[0], &roots, &config, eval, &mut noise, &mut eval_rng)
-            }
-        }
-        .remove(0)
+        let spec = SearchSpec {
+            time,
+            ..SearchSpec::from(puct(200, 0.0))
+        };
+        let Ok(mut found) = search.run(
+            &[root],
+            Trees::Kept(&[0]),
+            &spec,
+            &mut noise,
+            with_evaluator(eval, &mut eval_rng),
+        );
+        found.remove(0).search
     };
-    // A deadline already past: the one simulation that expands the root, no visit below it.
-    let past = search(Some(Instant::now()), &mut eval);
+    // A time already past: the one simulation that expands the root, no visit below it.
+    let past = search(Some(Duration::from_nanos(1)), &mut eval);
     assert_eq!(root_visits(&past), 0);
     assert!(past.priors.iter().sum::<f32>() > 0.99);
-    // A deadline far ahead: the count ends the search, which is the counted search exactly.
-    let far = search(Some(Instant::now() + Duration::from_secs(3600)), &mut eval);
+    // A time far ahead: the count ends the search, which is the counted search exactly.
+    let far = search(Some(Duration::from_secs(3600)), &mut eval);
     let counted = search(None, &mut eval);
     assert_eq!(root_visits(&far), 199);
     assert_eq!(far, counted);
@@ -160,21 +170,24 @@ fn a_search_with_a_deadline_runs_until_it_and_at_least_once() {
 
 fn config(simulations: u32) -> SelfPlayConfig {
     SelfPlayConfig {
-        puct: puct(simulations, 0.25),
+        search: SearchSpec::from(puct(simulations, 0.25)),
         temperature_plies: 8,
         opening_plies: 4,
         value_mix: 0.0,
         lookahead: true,
-        gumbel: None,
         playout_cap: None,
     }
 }
 
 /// The same self-play with Gumbel AlphaZero's root.
 fn gumbel_config(simulations: u32) -> SelfPlayConfig {
+    let config = config(simulations);
     SelfPlayConfig {
-        gumbel: Some(GumbelConfig::default()),
-        ..config(simulations)
+        search: SearchSpec {
+            root: Root::Gumbel(GumbelConfig::default()),
+            ..config.search
+        },
+        ..config
     }
 }
 
@@ -423,11 +436,15 @@ fn a_gumbel_root_plays_the_move_that_wins_at_once() {
     for (k, state) in positions.iter().enumerate() {
         let actions: Vec<usize> = state.legal_actions().collect();
         let mut rngs = [ChaCha8Rng::seed_from_u64(k as u64 + 1)];
-        let result = search
-            .try_search_gumbel(
+        let spec = SearchSpec {
+            root: Root::Gumbel(GumbelConfig::default()),
+            ..SearchSpec::from(puct(32, 0.0))
+        };
+        let found = search
+            .run(
                 &[*state],
-                &puct(32, 0.0),
-                &GumbelConfig::default(),
+                Trees::Fresh,
+                &spec,
                 &mut rngs,
                 |s: &[State], out: &mut [Evaluation]| {
                     Rollout.evaluate_batch(s, &mut eval_rng, out);
@@ -435,21 +452,23 @@ fn a_gumbel_root_plays_the_move_that_wins_at_once() {
                 },
             )
             .unwrap()[0];
-        assert_eq!(result.search.visits.iter().sum::<u32>(), 31);
+        let result = found.gumbel.unwrap();
+        let result = (found.search, result);
+        assert_eq!(result.0.visits.iter().sum::<u32>(), 31);
         // Every legal move was tried.
-        assert!(actions.iter().all(|&a| result.search.visits[a] > 0));
+        assert!(actions.iter().all(|&a| result.0.visits[a] > 0));
         // The target's favourite wins at once, or the rollouts found it as sure.
         let won = actions.iter().filter(|&&a| wins(state, a));
-        let best_win = won.map(|&a| result.policy[a]).fold(0.0, f32::max);
+        let best_win = won.map(|&a| result.1.policy[a]).fold(0.0, f32::max);
         let top = actions
             .iter()
-            .map(|&a| result.policy[a])
+            .map(|&a| result.1.policy[a])
             .fold(0.0, f32::max);
         assert!(best_win >= top * 0.999, "{state:?}: {result:?}");
         // The move played is the Gumbel draw's among the last ones in play: a winning one,
         // unless the draw outweighs a small difference of value (exploration).
-        let as_good = result.policy[result.action] >= best_win * 0.999;
-        played_win += usize::from(wins(state, result.action) || as_good);
+        let as_good = result.1.policy[result.1.action] >= best_win * 0.999;
+        played_win += usize::from(wins(state, result.1.action) || as_good);
     }
     assert!(played_win >= 36, "{played_win} of 40");
 }
@@ -498,17 +517,24 @@ fn a_search_of_one_leaf_at_a_time_is_the_search_it_always_was() {
     let mut rngs: Vec<ChaCha8Rng> = (0..3).map(|i| ChaCha8Rng::seed_from_u64(20 + i)).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let mut search = BatchSearch::new();
-    let linear = search.search(
+    let Ok(linear) = search.run(
         &roots,
-        &puct(300, 0.25),
-        &mut linear(6, 5),
+        Trees::Fresh,
+        &SearchSpec::from(puct(300, 0.25)),
         &mut rngs,
-        &mut rng,
+        with_evaluator(&mut linear(6, 5), &mut rng),
     );
-    let rollouts = search.search(&roots, &puct(300, 0.0), &mut Rollout, &mut rngs, &mut rng);
+    let Ok(rollouts) = search.run(
+        &roots,
+        Trees::Fresh,
+        &SearchSpec::from(puct(300, 0.0)),
+        &mut rngs,
+        with_evaluator(&mut Rollout, &mut rng),
+    );
     let got: Vec<([u32; 6], String)> = linear
         .iter()
         .chain(&rollouts)
+        .map(|r| &r.search)
         .map(|r| (r.visits[..6].try_into().unwrap(), format!("{:.6}", r.value)))
         .collect();
     let want = [
@@ -533,14 +559,24 @@ fn a_batch_of_leaves_goes_to_the_evaluator_at_once_and_every_simulation_counts()
         let mut sizes = Vec::new();
         let mut rngs = vec![ChaCha8Rng::seed_from_u64(2); 2];
         let results = BatchSearch::new()
-            .try_search(&roots, &batched(201, leaf_batch), &mut rngs, |s, out| {
-                sizes.push(s.len());
-                eval.evaluate_batch(s, &mut rng, out);
-                Ok::<(), ()>(())
-            })
+            .run(
+                &roots,
+                Trees::Fresh,
+                &SearchSpec::from(batched(201, leaf_batch)),
+                &mut rngs,
+                |s, out| {
+                    sizes.push(s.len());
+                    eval.evaluate_batch(s, &mut rng, out);
+                    Ok::<(), ()>(())
+                },
+            )
             .unwrap();
         for r in &results {
-            assert_eq!(r.visits.iter().sum::<u32>(), 200, "leaf_batch {leaf_batch}");
+            assert_eq!(
+                r.search.visits.iter().sum::<u32>(),
+                200,
+                "leaf_batch {leaf_batch}"
+            );
         }
         // The roots first, alone: nothing else is a leaf yet.
         assert_eq!(sizes[0], 2, "leaf_batch {leaf_batch}");
@@ -557,10 +593,16 @@ fn a_batch_of_leaves_goes_to_the_evaluator_at_once_and_every_simulation_counts()
         // The same search again gives the same result.
         let mut rngs = vec![ChaCha8Rng::seed_from_u64(2); 2];
         let again = BatchSearch::new()
-            .try_search(&roots, &batched(201, leaf_batch), &mut rngs, |s, out| {
-                eval.evaluate_batch(s, &mut rng, out);
-                Ok::<(), ()>(())
-            })
+            .run(
+                &roots,
+                Trees::Fresh,
+                &SearchSpec::from(batched(201, leaf_batch)),
+                &mut rngs,
+                |s, out| {
+                    eval.evaluate_batch(s, &mut rng, out);
+                    Ok::<(), ()>(())
+                },
+            )
             .unwrap();
         assert_eq!(results, again, "leaf_batch {leaf_batch}");
     }
@@ -582,13 +624,14 @@ fn a_batch_of_leaves_still_finds_the_move_that_wins_at_once() {
         for leaf_batch in [1, 16] {
             let mut rngs = [ChaCha8Rng::seed_from_u64(k as u64 + 1)];
             let mut eval_rng = ChaCha8Rng::seed_from_u64(5);
-            let result = BatchSearch::new().search(
+            let Ok(found) = BatchSearch::new().run(
                 &[*state],
-                &batched(200, leaf_batch),
-                &mut Even,
+                Trees::Fresh,
+                &SearchSpec::from(batched(200, leaf_batch)),
                 &mut rngs,
-                &mut eval_rng,
-            )[0];
+                with_evaluator(&mut Even, &mut eval_rng),
+            );
+            let result = found[0].search;
             let most = *result.visits.iter().max().unwrap();
             let won = state.legal_actions().filter(|&a| wins(state, a));
             assert!(

@@ -29,9 +29,14 @@ pub struct Args {
     #[command(flatten)]
     variant: VariantArgs,
     /// The agent to play against: random, greedy, alphabeta:DEPTH, alphabeta:TIMEms,
-    /// mcts:SIMULATIONS, mcts:TIMEms.
+    /// mcts:SIMULATIONS, mcts:TIMEms, and (built with libtorch) a trained network az:RUN,
+    /// az:RUN:SIMS or az:RUN:TIME (`az:runs/x:1s`: a second a move).
     #[arg(long, default_value = "alphabeta:6", value_parser = crate::arena::agent_arg)]
     opponent: AgentSpec,
+    /// After each move of a network opponent (az:), print its value for it and its principal
+    /// line (the moves its search expects, its own first).
+    #[arg(long)]
+    explain: bool,
     /// Your side: south moves first.
     #[arg(long, value_enum, default_value_t = Side::South)]
     side: Side,
@@ -86,6 +91,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         opponent.as_mut(),
         human,
         args.seed,
+        args.explain,
     );
     // The game so far is saved however the session ended: an error reading the input or
     // writing the board loses nothing that was played.
@@ -100,6 +106,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     ended?;
     Ok(())
+}
+
+/// What `--explain` prints after a network's move: its value for it and its principal line.
+fn explanation(why: &sowing_agents::puct::Explained, name: &str) -> String {
+    let line: Vec<String> = why.line.iter().map(|a| a.to_string()).collect();
+    let visits: u32 = why.root.visits.iter().sum();
+    format!(
+        "  {name}'s value {:+.2} (its own view, -1 to +1) after {visits} visits; principal line: {}",
+        why.root.value,
+        line.join(" ")
+    )
 }
 
 /// Standard output, whose failures say so.
@@ -181,12 +198,13 @@ pub fn play_session<R: BufRead, W: Write>(
     opponent: &mut dyn Agent,
     human: Player,
     seed: u64,
+    explain: bool,
 ) -> (GameRecord, io::Result<Ending>) {
     let name = opponent.name();
     let mut state = State::initial(rules);
     let mut moves = Vec::new();
     let ended = play_moves(
-        &mut input, out, opponent, human, seed, &mut state, &mut moves,
+        &mut input, out, opponent, human, seed, explain, &mut state, &mut moves,
     );
     let mut tags = std::collections::BTreeMap::new();
     let (south, north) = if human == Player::South {
@@ -208,12 +226,14 @@ pub fn play_session<R: BufRead, W: Write>(
 }
 
 /// The game loop of [`play_session`], from `state`, pushing each move played to `moves`.
+#[allow(clippy::too_many_arguments)]
 fn play_moves<R: BufRead, W: Write>(
     input: &mut R,
     out: &mut W,
     opponent: &mut dyn Agent,
     human: Player,
     seed: u64,
+    explain: bool,
     state: &mut State,
     moves: &mut Vec<usize>,
 ) -> io::Result<Ending> {
@@ -320,6 +340,12 @@ fn play_moves<R: BufRead, W: Write>(
             if info.sown == 1 { "" } else { "s" },
             info.captured
         )?;
+        if explain
+            && mover != human
+            && let Some(why) = opponent.explained()
+        {
+            writeln!(out, "{}", explanation(&why, &name))?;
+        }
         write!(out, "{}", state.render())?;
     }
     let verdict = match state.outcome() {
@@ -362,7 +388,8 @@ mod tests {
     fn session_of_bytes(script: &[u8], human: Player) -> (GameRecord, Ending, String) {
         let rules = Rules::preset("en-dodoi-6").expect("a preset");
         let mut out = Vec::new();
-        let (record, ending) = play_session(script, &mut out, &rules, &mut RandomAgent, human, 7);
+        let (record, ending) =
+            play_session(script, &mut out, &rules, &mut RandomAgent, human, 7, false);
         let ending = ending.expect("writing to memory works");
         (record, ending, String::from_utf8(out).expect("utf-8"))
     }
@@ -416,8 +443,15 @@ mod tests {
         let rules = Rules::preset("en-dodoi-6").expect("a preset");
         let mut out = Vec::new();
         let input = io::BufReader::new(FailingAfter(b"2\n"));
-        let (record, ended) =
-            play_session(input, &mut out, &rules, &mut RandomAgent, Player::South, 7);
+        let (record, ended) = play_session(
+            input,
+            &mut out,
+            &rules,
+            &mut RandomAgent,
+            Player::South,
+            7,
+            false,
+        );
         let e = ended.unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -436,6 +470,7 @@ mod tests {
             &mut RandomAgent,
             Player::South,
             7,
+            false,
         );
         assert!(ended.is_err());
         assert!(
@@ -503,6 +538,7 @@ mod tests {
                 &mut Greedy,
                 Player::North,
                 3,
+                false,
             );
             ended.expect("in memory");
             record

@@ -42,6 +42,8 @@ fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<search::PyLinear>()?;
     m.add_class::<search::PyNetworkAgent>()?;
     m.add_function(wrap_pyfunction!(search::self_play, m)?)?;
+    m.add_function(wrap_pyfunction!(search::search_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(search::self_play_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(search::network_match, m)?)?;
     m.add_function(wrap_pyfunction!(search::rate_round_robin, m)?)?;
     m.add_function(wrap_pyfunction!(search::elo_against, m)?)?;

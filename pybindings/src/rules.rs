@@ -11,13 +11,18 @@
 //!
 //! (A JSON round trip would be shorter but loses what Python says: `8.0` would pass as a number,
 //! numpy integers do not serialise, and an integer past 64 bits has no JSON form.)
+//!
+//! The same reader takes the keyword arguments of the search and self-play ([`from_keywords`]):
+//! any serde struct of the core, its defaults for the keywords left out, its own check of the
+//! ranges; there a value of the wrong kind is a `TypeError`, as Python's keyword arguments have
+//! it, and a nested struct is given as a dict.
 
 use crate::error::to_py;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyDictMethods, PyFloat, PyInt, PyString};
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
 use sowing_env::{Error, PRESETS, Rules, RulesSpec, preset_source};
 use std::fmt;
 
@@ -195,11 +200,50 @@ impl PyRules {
     }
 }
 
-/// A serde error while reading a dict of fields: the message, and whether it names its field yet.
+/// `T` from the keyword arguments `fields` (none: every field its default), each read as its
+/// field's type asks and the ranges checked by `T`'s own deserialisation; `what` opens a message
+/// that does not name its field. A value of the wrong kind is a `TypeError`, any other invalid
+/// value a `ValueError`; an integer past its field's `u32` is shown as given.
+pub fn from_keywords<T: DeserializeOwned>(
+    py: Python<'_>,
+    fields: Option<&Bound<'_, PyDict>>,
+    what: &str,
+) -> PyResult<T> {
+    let empty = PyDict::new(py);
+    let mut out_of_range = Vec::new();
+    T::deserialize(DictFields {
+        dict: fields.unwrap_or(&empty),
+        out_of_range: &mut out_of_range,
+    })
+    .map_err(|e| {
+        let mut message = e.message;
+        // A field saturated to fit its type is refused by the range check: show what was given.
+        for (name, given) in &out_of_range {
+            if message.starts_with(&format!("{name} ")) {
+                for saturated in [u32::MAX.to_string(), "0".to_string()] {
+                    let shown = format!("got {saturated}");
+                    if message.ends_with(&shown) {
+                        message = format!("{}got {given}", &message[..message.len() - shown.len()]);
+                        break;
+                    }
+                }
+            }
+        }
+        match (e.wrong_kind, e.named) {
+            (true, _) => PyTypeError::new_err(message),
+            (false, true) => PyValueError::new_err(message),
+            (false, false) => PyValueError::new_err(format!("{what}: {message}")),
+        }
+    })
+}
+
+/// A serde error while reading a dict of fields: the message, whether it names its field yet,
+/// and whether the value was of the wrong kind.
 #[derive(Debug)]
 struct FieldError {
     message: String,
     named: bool,
+    wrong_kind: bool,
 }
 
 impl FieldError {
@@ -208,15 +252,20 @@ impl FieldError {
         FieldError {
             message,
             named: true,
+            wrong_kind: false,
         }
     }
 }
 
 impl de::Error for FieldError {
     fn custom<T: fmt::Display>(message: T) -> FieldError {
+        let message = message.to_string();
+        // serde's own words for a misspelt keyword.
+        let named = message.starts_with("unknown field");
         FieldError {
-            message: message.to_string(),
-            named: false,
+            message,
+            named,
+            wrong_kind: false,
         }
     }
 }
@@ -296,7 +345,11 @@ impl<'de> MapAccess<'de> for Fields<'_, '_> {
         };
         seed.deserialize(field).map_err(|e| match e.named {
             true => e,
-            false => FieldError::about(format!("{name}: {}", e.message)),
+            false => FieldError {
+                message: format!("{name}: {}", e.message),
+                named: true,
+                wrong_kind: e.wrong_kind,
+            },
         })
     }
 }
@@ -310,11 +363,14 @@ struct FieldValue<'a, 'py> {
 
 impl<'py> FieldValue<'_, 'py> {
     fn wrong_kind(&self, expected: &str) -> FieldError {
-        FieldError::about(format!(
-            "{} must be {expected}, got {}",
-            self.name,
-            type_name(self.value)
-        ))
+        FieldError {
+            wrong_kind: true,
+            ..FieldError::about(format!(
+                "{} must be {expected}, got {}",
+                self.name,
+                type_name(self.value)
+            ))
+        }
     }
 
     /// The value as a Python `int`: any integer, numpy's included (`__index__`), but not a bool.
@@ -366,6 +422,39 @@ impl<'de> de::Deserializer<'de> for FieldValue<'_, '_> {
         visitor.visit_u32(if negative { 0 } else { u32::MAX })
     }
 
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
+        // Any number, numpy's included, but not a bool nor a string.
+        let v = self.value;
+        if v.is_instance_of::<PyBool>() || v.is_instance_of::<PyString>() {
+            return Err(self.wrong_kind("a number"));
+        }
+        match v.extract::<f64>() {
+            Ok(x) => visitor.visit_f64(x),
+            Err(_) => Err(self.wrong_kind("a number")),
+        }
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
+        self.deserialize_f64(visitor)
+    }
+
+    /// A nested struct is a dict of its fields.
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, FieldError> {
+        let Ok(dict) = self.value.cast::<PyDict>() else {
+            return Err(self.wrong_kind("a dict"));
+        };
+        visitor.visit_map(Fields {
+            items: dict.iter(),
+            value: None,
+            out_of_range: self.out_of_range,
+        })
+    }
+
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
         // A bool, numpy's included, but not an integer.
         match self.value.extract::<bool>() {
@@ -406,8 +495,8 @@ impl<'de> de::Deserializer<'de> for FieldValue<'_, '_> {
     }
 
     serde::forward_to_deserialize_any! {
-        i8 i16 i32 i64 i128 u8 u16 u64 u128 f32 f64 char bytes byte_buf unit unit_struct
-        newtype_struct seq tuple tuple_struct map struct identifier ignored_any
+        i8 i16 i32 i64 i128 u8 u16 u64 u128 char bytes byte_buf unit unit_struct
+        newtype_struct seq tuple tuple_struct map identifier ignored_any
     }
 }
 

@@ -17,20 +17,21 @@ use crate::error::GameOverError;
 use crate::long_call;
 use crate::memory;
 use crate::reentry::{self, Owner};
-use crate::rules::{rules_arg, type_name};
+use crate::rules::{from_keywords, rules_arg, type_name};
 use crate::state::PyState;
 use numpy::ndarray::{Array1, Array2};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyDict, PyTuple};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::features::{encode_input, input_len};
-use sowing_agents::puct::self_play::{PlayoutCap, SelfPlayConfig, play_dealt};
+use sowing_agents::puct::self_play::{SelfPlayConfig, play_dealt};
 use sowing_agents::puct::{
-    BatchSearch, GumbelConfig, Linear, MAX_LEAF_BATCH, PuctConfig, SearchResult, search_bytes,
+    BatchSearch, EXPLAINED_PLIES, Linear, MAX_SIMULATIONS, PuctConfig, Root, RootOutput,
+    SearchSpec, Trees, search_bytes,
 };
 use sowing_agents::{Agent, AgentSpec, Evaluation, Evaluator, stream};
 use sowing_env::{MAX_HOLES, State};
@@ -39,9 +40,7 @@ use sowing_eval::stats::{Rate, rate_against};
 use sowing_exact::{MAX_SOLVER_NODES, SOLVER_DEPTH, SOLVER_SEEDS, SOLVER_TABLE_BITS, Solver, Stop};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-
-/// The most simulations per move: as many as the agent `az:PATH:SIMS` accepts.
-const MAX_SIMULATIONS: i128 = 1_000_000;
+use std::time::{Duration, Instant};
 
 /// The most games of one batch or one self-play call.
 const MAX_GAMES: i128 = 1 << 20;
@@ -49,8 +48,8 @@ const MAX_GAMES: i128 = 1 << 20;
 /// The most worker threads of a self-play call.
 const MAX_THREADS: i128 = 256;
 
-/// The most random plies an opening may have, as for `SelfPlayVec`.
-const MAX_OPENING: i128 = 100;
+/// The most random plies an opening may have, as for `SelfPlayVec` and self-play.
+const MAX_OPENING: i128 = sowing_agents::puct::self_play::MAX_OPENING_PLIES as i128;
 
 /// Plies of a self-play game reckoned when checking the memory its samples need: twice the
 /// usual length.
@@ -394,81 +393,42 @@ fn call_python(
     })
 }
 
-/// The search settings of a call, checked; one leaf per tree and evaluation.
-fn puct_config(
-    simulations: &Bound<'_, PyAny>,
-    c_puct: f32,
-    dirichlet_alpha: f32,
-    noise_fraction: f32,
-) -> PyResult<PuctConfig> {
-    let simulations = args::int_in(
-        simulations,
-        "simulations",
-        1,
-        MAX_SIMULATIONS,
-        "1 to 1000000",
-    )? as u32;
-    if !(c_puct.is_finite() && c_puct > 0.0) {
-        return Err(PyValueError::new_err(format!(
-            "c_puct must be a positive number, got {c_puct}"
-        )));
-    }
-    if !(dirichlet_alpha.is_finite() && dirichlet_alpha > 0.0) {
-        return Err(PyValueError::new_err(format!(
-            "dirichlet_alpha must be a positive number, got {dirichlet_alpha}"
-        )));
-    }
-    if !(0.0..=1.0).contains(&noise_fraction) {
-        return Err(PyValueError::new_err(format!(
-            "noise_fraction must be 0 to 1, got {noise_fraction}"
-        )));
-    }
-    Ok(PuctConfig {
-        simulations,
-        c_puct,
-        dirichlet_alpha,
-        noise_fraction,
-        leaf_batch: 1,
-    })
+/// `value` (a serde struct of the core) as a Python dict, the form its keywords take.
+fn as_dict<'py>(py: Python<'py>, value: &impl serde::Serialize) -> PyResult<Bound<'py, PyDict>> {
+    let json = serde_json::to_string(value).expect("a config serialises");
+    Ok(py
+        .import("json")?
+        .call_method1("loads", (json,))?
+        .cast_into::<PyDict>()?)
 }
 
-/// `config` valuing up to `leaf_batch` leaves of each tree per evaluation, checked (one when
-/// not given).
-fn with_leaf_batch(
-    config: PuctConfig,
-    leaf_batch: Option<&Bound<'_, PyAny>>,
-) -> PyResult<PuctConfig> {
-    let Some(leaf_batch) = leaf_batch else {
-        return Ok(config);
-    };
-    let leaf_batch = args::int_in(
-        leaf_batch,
-        "leaf_batch",
-        1,
-        MAX_LEAF_BATCH.into(),
-        "1 to 256 leaves per tree and evaluation",
-    )? as u32;
-    Ok(PuctConfig {
-        leaf_batch,
-        ..config
-    })
+/// The search's keywords and their defaults (`SearchSpec::default`): what a keyword left out
+/// of `Search`, `search` and `NetworkAgent` means. `time` is seconds per move, `None` for none.
+#[pyfunction]
+pub fn search_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    as_dict(py, &SearchSpec::default())
 }
 
-/// The root search `root` names: PUCT's (`None`) or Gumbel AlphaZero's with `considered`
-/// actions.
-fn root_arg(root: &str, considered: &Bound<'_, PyAny>) -> PyResult<Option<GumbelConfig>> {
-    let considered = args::int_in(considered, "considered", 1, 64, "1 to 64")? as u32;
-    match root {
-        "puct" => Ok(None),
-        "gumbel" => Ok(Some(GumbelConfig {
-            considered,
-            ..GumbelConfig::default()
-        })),
-        other => Err(PyValueError::new_err(format!(
-            "root must be 'puct' or 'gumbel', got {:?}",
-            args::cut(other)
-        ))),
+/// Self-play's keywords and their defaults (`SelfPlayConfig::default`), the search's among them
+/// (its root noise on): what a keyword left out of `self_play` means.
+#[pyfunction]
+pub fn self_play_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let all = as_dict(py, &SelfPlayConfig::default())?;
+    let search = all.get_item("search")?.expect("the config has a search");
+    all.del_item("search")?;
+    all.update(search.cast::<PyDict>()?.as_mapping())?;
+    Ok(all)
+}
+
+/// The search spec of keyword arguments `search`, checked by the core; with `time` and no
+/// `simulations`, the simulations are capped only by the most a move may have.
+fn search_spec(py: Python<'_>, search: Option<&Bound<'_, PyDict>>) -> PyResult<SearchSpec> {
+    let mut spec: SearchSpec = from_keywords(py, search, "invalid search")?;
+    let given = |key: &str| search.is_some_and(|d| d.get_item(key).ok().flatten().is_some());
+    if spec.time.is_some() && !given("simulations") {
+        spec.puct.simulations = MAX_SIMULATIONS;
     }
+    Ok(spec)
 }
 
 /// The `MemoryError` of a search whose trees could not grow: the estimate checked first fell
@@ -530,9 +490,7 @@ type SearchArrays<'py> = (
 #[derive(Debug)]
 pub struct PySearch {
     valuer: Valuer,
-    config: PuctConfig,
-    /// Gumbel AlphaZero's root, or PUCT's (`None`).
-    gumbel: Option<GumbelConfig>,
+    spec: SearchSpec,
     lookahead: bool,
     search: Mutex<BatchSearch>,
 }
@@ -546,28 +504,18 @@ impl PySearch {
 
 #[pymethods]
 impl PySearch {
+    /// The search of `evaluate` with the settings of keywords `search` (see `search_defaults`).
     #[new]
-    #[pyo3(signature = (evaluate, simulations, c_puct, dirichlet_alpha, noise_fraction, lookahead, leaf_batch = None, root = "puct", considered = None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (evaluate, lookahead, **search))]
     fn new(
         py: Python<'_>,
         evaluate: &Bound<'_, PyAny>,
-        simulations: &Bound<'_, PyAny>,
-        c_puct: f32,
-        dirichlet_alpha: f32,
-        noise_fraction: f32,
         lookahead: bool,
-        leaf_batch: Option<&Bound<'_, PyAny>>,
-        root: &str,
-        considered: Option<&Bound<'_, PyAny>>,
+        search: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PySearch> {
-        let config = puct_config(simulations, c_puct, dirichlet_alpha, noise_fraction)?;
-        let default_considered = GumbelConfig::default().considered.into_pyobject(py)?;
-        let gumbel = root_arg(root, considered.unwrap_or(default_considered.as_any()))?;
         Ok(PySearch {
             valuer: Valuer::from_arg(evaluate)?,
-            config: with_leaf_batch(config, leaf_batch)?,
-            gumbel,
+            spec: search_spec(py, search)?,
             lookahead,
             search: Mutex::new(BatchSearch::new()),
         })
@@ -636,7 +584,8 @@ impl PySearch {
                 )));
             }
         }
-        if self.gumbel.is_some() && trees.is_some() {
+        let gumbel = matches!(self.spec.root, Root::Gumbel(_));
+        if gumbel && trees.is_some() {
             return Err(PyValueError::new_err(
                 "a Gumbel root searches every state afresh; trees= keeps PUCT trees from search to \
                  search (root='puct')",
@@ -646,7 +595,7 @@ impl PySearch {
         check_search_memory(
             roots.len(),
             holes,
-            &self.config,
+            &self.spec.puct,
             trees.is_some(),
             self.lookahead,
         )?;
@@ -659,24 +608,11 @@ impl PySearch {
                 self.valuer
                     .leaves(Owner::of(self), holes, self.lookahead, &stop, &failure);
             let mut search = self.lock();
-            // Each root's counts, the action it plays, and with a Gumbel root the improved
-            // policy.
-            type Found = (SearchResult, usize, Option<[f32; MAX_HOLES]>);
-            let found: Result<Vec<Found>, PyErr> = match (&trees, &self.gumbel) {
-                (_, Some(gumbel)) => search
-                    .try_search_gumbel(&roots, &self.config, gumbel, &mut rngs, leaves)
-                    .map(|rs| {
-                        rs.into_iter()
-                            .map(|r| (r.search, r.action, Some(r.policy)))
-                            .collect()
-                    }),
-                (Some(trees), None) => search
-                    .try_search_continuing(trees, &roots, &self.config, &mut rngs, leaves)
-                    .map(|rs| rs.into_iter().map(|r| (r, r.best_action(), None)).collect()),
-                (None, None) => search
-                    .try_search(&roots, &self.config, &mut rngs, leaves)
-                    .map(|rs| rs.into_iter().map(|r| (r, r.best_action(), None)).collect()),
+            let kept = match &trees {
+                Some(trees) => Trees::Kept(trees),
+                None => Trees::Fresh,
             };
+            let found = search.run(&roots, kept, &self.spec, &mut rngs, leaves);
             if search.out_of_memory() {
                 search.clear();
                 return Err(out_of_memory(roots.len()));
@@ -689,17 +625,19 @@ impl PySearch {
         let mut priors = Array2::<f32>::zeros((b, holes));
         let mut values = Array1::<f32>::zeros(b);
         let mut actions = Array1::<i64>::zeros(b);
-        let mut improved = self.gumbel.map(|_| Array2::<f32>::zeros((b, holes)));
-        for (i, (r, action, policy)) in results.iter().enumerate() {
+        let mut improved = gumbel.then(|| Array2::<f32>::zeros((b, holes)));
+        for (i, RootOutput { search: r, gumbel }) in results.iter().enumerate() {
             for a in 0..holes {
                 visits[[i, a]] = i64::from(r.visits[a]);
                 priors[[i, a]] = r.priors[a];
             }
             values[i] = r.value;
-            actions[i] = *action as i64;
-            if let (Some(improved), Some(policy)) = (&mut improved, policy) {
+            // With a Gumbel root the halving's winner, as self-play explores.
+            let action = gumbel.map_or_else(|| r.best_action(), |g| g.action);
+            actions[i] = action as i64;
+            if let (Some(improved), Some(g)) = (&mut improved, gumbel) {
                 for a in 0..holes {
-                    improved[[i, a]] = policy[a];
+                    improved[[i, a]] = g.policy[a];
                 }
             }
         }
@@ -732,14 +670,11 @@ type SampleArrays<'py> = (
 );
 
 /// Play self-play games `first_game..first_game + games` of `variant` (see
-/// `sowing_agents::puct::self_play`), on
-/// `threads` workers, `parallel_games` at a time in all; returns their positions as arrays.
+/// `sowing_agents::puct::self_play`), on `threads` workers, `parallel_games` at a time in all,
+/// as keywords `config` say (`self_play_defaults`: the search's keywords and self-play's own,
+/// read into a `SelfPlayConfig` and checked by it); returns their positions as arrays.
 #[pyfunction]
-#[pyo3(signature = (
-    variant, evaluate, games, first_game, seed, iteration, simulations, c_puct,
-    dirichlet_alpha, noise_fraction, temperature_plies, opening_plies, value_mix,
-    parallel_games, threads, lookahead, root, considered, full_fraction, fast_simulations
-))]
+#[pyo3(signature = (variant, evaluate, games, first_game, seed, iteration, parallel_games, threads, **config))]
 #[allow(clippy::too_many_arguments)]
 pub fn self_play<'py>(
     py: Python<'py>,
@@ -749,20 +684,9 @@ pub fn self_play<'py>(
     first_game: &Bound<'py, PyAny>,
     seed: &Bound<'py, PyAny>,
     iteration: &Bound<'py, PyAny>,
-    simulations: &Bound<'py, PyAny>,
-    c_puct: f32,
-    dirichlet_alpha: f32,
-    noise_fraction: f32,
-    temperature_plies: &Bound<'py, PyAny>,
-    opening_plies: &Bound<'py, PyAny>,
-    value_mix: f32,
     parallel_games: &Bound<'py, PyAny>,
     threads: &Bound<'py, PyAny>,
-    lookahead: bool,
-    root: &str,
-    considered: &Bound<'py, PyAny>,
-    full_fraction: f64,
-    fast_simulations: &Bound<'py, PyAny>,
+    config: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<SampleArrays<'py>> {
     let rules = rules_arg(variant)?;
     let valuer = Valuer::from_arg(evaluate)?;
@@ -776,49 +700,31 @@ pub fn self_play<'py>(
     )? as u32;
     let seed = args::seed(seed)?;
     let iteration = args::int_in(iteration, "iteration", 0, u32::MAX.into(), "0 to 2**32 - 1")?;
-    let puct = puct_config(simulations, c_puct, dirichlet_alpha, noise_fraction)?;
-    let temperature_plies = args::int_in(
-        temperature_plies,
-        "temperature_plies",
-        0,
-        u32::MAX.into(),
-        "0 or more",
-    )? as u32;
-    let opening_plies =
-        args::int_in(opening_plies, "opening_plies", 0, MAX_OPENING, "0 to 100")? as u32;
-    if !(0.0..=1.0).contains(&value_mix) {
-        return Err(PyValueError::new_err(format!(
-            "value_mix must be 0 to 1, got {value_mix}"
-        )));
-    }
     let parallel_games =
         args::int_in(parallel_games, "parallel_games", 1, MAX_GAMES, "1 to 2**20")? as u32;
     let threads = match args::int_in(threads, "threads", 0, MAX_THREADS, "0 (every core) to 256")? {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         t => t as u32,
     };
-    let gumbel = root_arg(root, considered)?;
-    if !(full_fraction > 0.0 && full_fraction <= 1.0) {
-        return Err(PyValueError::new_err(format!(
-            "full_fraction must be above 0 and at most 1, got {full_fraction}"
-        )));
+    // The search's keywords go to the config's `search`, the others beside it.
+    let searched = as_dict(py, &SearchSpec::default())?;
+    let (search, play) = (PyDict::new(py), PyDict::new(py));
+    for (key, value) in config.map(|c| c.iter()).into_iter().flatten() {
+        let to = if searched.contains(&key)? {
+            &search
+        } else {
+            &play
+        };
+        to.set_item(key, value)?;
     }
-    let playout_cap = if full_fraction < 1.0 {
-        let most = i128::from(puct.simulations);
-        let fast = args::int_in(
-            fast_simulations,
-            "fast_simulations",
-            1,
-            most,
-            "1 to simulations, with full_fraction below 1",
-        )? as u32;
-        Some(PlayoutCap {
-            full_fraction,
-            fast_simulations: fast,
-        })
-    } else {
-        None
-    };
+    let noise = SelfPlayConfig::default().search.puct.noise_fraction;
+    if !search.contains("noise_fraction")? {
+        search.set_item("noise_fraction", noise)?;
+    }
+    play.set_item("search", search)?;
+    let config: SelfPlayConfig = from_keywords(py, Some(&play), "invalid self-play")?;
+    let lookahead = config.lookahead;
+    let puct = config.search.puct;
     let holes = rules.holes();
     valuer.check(holes, lookahead)?;
     // The trees of the games played at once, and the samples of every game, reckoning
@@ -834,15 +740,6 @@ pub fn self_play<'py>(
             puct.simulations
         ),
     )?;
-    let config = SelfPlayConfig {
-        puct,
-        temperature_plies,
-        opening_plies,
-        value_mix,
-        lookahead,
-        gumbel,
-        playout_cap,
-    };
     let failure = Failure::default();
     let played = long_call::run(py, SEARCH_STACK, |stop| {
         let workers = threads.min(games) as usize;
@@ -900,6 +797,10 @@ pub fn self_play<'py>(
     ))
 }
 
+/// What [`PyNetworkAgent::explain`] returns: the move, the root's value, the principal line and
+/// the root's visits.
+type Explained = (usize, f32, Vec<usize>, Vec<u32>);
+
 /// A player that searches with a Python network (or a Rust evaluator) and plays the most visited
 /// move, without noise, keeping its tree from move to move; in the endgame an exact solver first,
 /// as the agent `az:` does.
@@ -908,9 +809,8 @@ pub fn self_play<'py>(
 pub struct PyNetworkAgent {
     name: String,
     valuer: Valuer,
-    config: PuctConfig,
-    /// Gumbel AlphaZero's root (each move searched afresh), or PUCT's (`None`).
-    gumbel: Option<GumbelConfig>,
+    /// Its search, without noise; a time covers the whole move, the solver's search included.
+    spec: SearchSpec,
     lookahead: bool,
     holes: usize,
     solver_nodes: u64,
@@ -939,26 +839,24 @@ impl PyNetworkAgent {
 
 #[pymethods]
 impl PyNetworkAgent {
+    /// The agent of `evaluate` for boards of `holes` holes, searching as keywords `search` say
+    /// (see `search_defaults`; with `time` and no `simulations`, as many simulations as the time
+    /// allows); named `name`, or `network:SIMS` / `network:TIMEs`.
     #[new]
-    #[pyo3(signature = (name, evaluate, holes, simulations, c_puct, lookahead, solver_nodes, seed, leaf_batch = None, root = "puct", considered = None))]
+    #[pyo3(signature = (name, evaluate, holes, lookahead, solver_nodes, seed, **search))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        name: String,
+        name: Option<String>,
         evaluate: &Bound<'_, PyAny>,
         holes: &Bound<'_, PyAny>,
-        simulations: &Bound<'_, PyAny>,
-        c_puct: f32,
         lookahead: bool,
         solver_nodes: &Bound<'_, PyAny>,
         seed: &Bound<'_, PyAny>,
-        leaf_batch: Option<&Bound<'_, PyAny>>,
-        root: &str,
-        considered: Option<&Bound<'_, PyAny>>,
+        search: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyClassInitializer<PyNetworkAgent>> {
         let holes = args::int_in(holes, "holes", 1, MAX_HOLES as i128, "1 to 16")? as usize;
-        let default_considered = GumbelConfig::default().considered.into_pyobject(py)?;
-        let gumbel = root_arg(root, considered.unwrap_or(default_considered.as_any()))?;
+        let spec = search_spec(py, search)?.without_noise();
         let solver_nodes = args::int_in(
             solver_nodes,
             "solver_nodes",
@@ -969,12 +867,15 @@ impl PyNetworkAgent {
         let seed = args::seed(seed)?;
         let valuer = Valuer::from_arg(evaluate)?;
         valuer.check(holes, lookahead)?;
+        let name = name.unwrap_or_else(|| match spec.time {
+            Some(t) => format!("network:{}s", t.as_secs_f64()),
+            None => format!("network:{}", spec.puct.simulations),
+        });
         let base = PyClassInitializer::from(crate::agents::PyAgent::base(&name));
         Ok(base.add_subclass(PyNetworkAgent {
             name,
             valuer,
-            config: with_leaf_batch(puct_config(simulations, c_puct, 1.0, 0.0)?, leaf_batch)?,
-            gumbel,
+            spec,
             lookahead,
             holes,
             solver_nodes,
@@ -991,6 +892,15 @@ impl PyNetworkAgent {
     /// and `ValueError` on a board of another size; an exception of its network is raised as it
     /// is, the agent's tree then forgotten.
     fn choose(&self, py: Python<'_>, state: &PyState) -> PyResult<usize> {
+        Ok(self.explain(py, state)?.0)
+    }
+
+    /// The move `choose` plays, with why: `(action, value, line, visits)`, the root's mean value
+    /// for the mover (-1 to 1), the principal line (the most visited move at each node, from
+    /// the move played) and the root's visits per action; a move the solver proved wins has
+    /// the value 1, the line of that move alone and no visits. Moves as `choose` does (the
+    /// tree and the random stream go on).
+    fn explain(&self, py: Python<'_>, state: &PyState) -> PyResult<Explained> {
         self.refuse_reentry()?;
         let state = state.0;
         game_goes_on(&state)?;
@@ -1002,6 +912,8 @@ impl PyNetworkAgent {
                 state.holes()
             )));
         }
+        // A time covers the whole move, the solver's search included.
+        let deadline = self.spec.time.map(|t| Instant::now() + t);
         let failure = Failure::default();
         long_call::run(py, SEARCH_STACK, |stop| {
             let mut p = self.lock();
@@ -1018,7 +930,7 @@ impl PyNetworkAgent {
                 let proof = solver.prove(&state, self.solver_nodes, SOLVER_DEPTH);
                 solver.set_stop(Stop::never());
                 if let Some((a, _)) = proof.winning {
-                    return Ok(a);
+                    return Ok((a, 1.0, vec![a], vec![0; self.holes]));
                 }
                 losing = proof.losing;
             }
@@ -1026,30 +938,44 @@ impl PyNetworkAgent {
             let leaves =
                 self.valuer
                     .leaves(Owner::of(self), self.holes, self.lookahead, &stop, &failure);
-            let roots = std::slice::from_ref(&state);
-            if let Some(gumbel) = &self.gumbel {
-                let result =
-                    search.try_search_gumbel(roots, &self.config, gumbel, &mut noise, leaves)?;
-                if search.out_of_memory() {
-                    search.clear();
-                    return Err(out_of_memory(1));
-                }
-                let r = &result[0];
-                return Ok(if losing >> r.best & 1 == 1 {
-                    r.search.best_action_among(!losing)
-                } else {
-                    r.best
-                });
-            }
-            let result =
-                search.try_search_continuing(&[0], roots, &self.config, &mut noise, leaves)?;
+            let spec = SearchSpec {
+                // What the solver left of the clock; a round of simulations at least.
+                time: deadline.map(|d| {
+                    d.saturating_duration_since(Instant::now())
+                        .max(Duration::from_nanos(1))
+                }),
+                ..self.spec
+            };
+            let found = search.run(
+                std::slice::from_ref(&state),
+                Trees::Kept(&[0]),
+                &spec,
+                &mut noise,
+                leaves,
+            )?;
             if search.out_of_memory() {
                 search.clear();
                 return Err(out_of_memory(1));
             }
-            Ok(result[0].best_action_among(!losing))
+            let r = &found[0];
+            let action = match &r.gumbel {
+                Some(g) if losing >> g.best & 1 == 0 => g.best,
+                _ => r.search.best_action_among(!losing),
+            };
+            let mut line = search.principal_line(0, EXPLAINED_PLIES);
+            if line.first() != Some(&action) {
+                line = vec![action];
+            }
+            let visits = r.search.visits[..self.holes].to_vec();
+            Ok((action, r.search.value, line, visits))
         })?
         .map_err(|e: PyErr| failure.take_or(e))
+    }
+
+    /// The search's settings, as the keywords that made it (noise off).
+    #[getter]
+    fn search<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        as_dict(py, &self.spec)
     }
 
     /// Restart the agent's random stream from `seed`.
@@ -1126,16 +1052,11 @@ impl BatchPlayer for BatchNetwork<'_> {
         let leaves = a
             .valuer
             .leaves(Owner::of(a), a.holes, a.lookahead, self.stop, self.failure);
-        let chosen = match &a.gumbel {
-            Some(gumbel) => self
-                .search
-                .try_search_gumbel(states, &a.config, gumbel, rngs, leaves)
-                .map(|rs| rs.iter().map(|r| r.best).collect()),
-            None => self
-                .search
-                .try_search_continuing(slots, states, &a.config, rngs, leaves)
-                .map(|rs| rs.iter().map(|r| r.best_action()).collect()),
-        };
+        // A Gumbel root searches afresh; a time is the time of this batch of moves.
+        let chosen = self
+            .search
+            .run(states, Trees::Kept(slots), &a.spec, rngs, leaves)
+            .map(|rs| rs.iter().map(RootOutput::best_action).collect());
         if self.search.out_of_memory() {
             self.search.clear();
             let _ = self.failure.record(out_of_memory(states.len()));
@@ -1184,7 +1105,7 @@ pub fn network_match(
     check_search_memory(
         games as usize,
         agent.holes,
-        &agent.config,
+        &agent.spec.puct,
         true,
         agent.lookahead,
     )?;

@@ -353,7 +353,7 @@ def test_gumbel_self_play_teaches_the_improved_policy():
     # Visit shares of 15 simulations are multiples of 1/15; the improved policy mostly is not.
     off_grid = np.abs(a.policy * 15 - np.round(a.policy * 15)) > 1e-3
     assert off_grid.any(axis=1).mean() > 0.5
-    with pytest.raises(ValueError, match="root must be 'puct' or 'gumbel'"):
+    with pytest.raises(ValueError, match="root: unknown variant `alphazero`, expected `puct` or `gumbel`"):
         self_play("en-dodoi-6", linear_numpy, games=1, root="alphazero")
     with pytest.raises(ValueError, match="considered"):
         run(1, considered=0)
@@ -575,7 +575,7 @@ def test_gumbel_roots_for_search_and_the_network_agent():
     assert search(states, linear, simulations=32).improved_policy is None
     with pytest.raises(ValueError, match="afresh"):
         Search(linear, root="gumbel")(states, trees=range(6))
-    with pytest.raises(ValueError, match="root must be 'puct' or 'gumbel'"):
+    with pytest.raises(ValueError, match="root: unknown variant `alphazero`, expected `puct` or `gumbel`"):
         Search(linear, root="alphazero")
     agent = NetworkAgent(linear, "en-dodoi-6", simulations=32, root="gumbel", considered=4)
     for s in states:
@@ -603,3 +603,67 @@ def test_ctrl_c_stops_self_play_on_worker_threads():
         timer.join()
         signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - start < 3.0
+
+
+def test_omitted_keywords_take_the_rust_defaults():
+    from sowing.search import search_defaults, self_play_defaults
+
+    defaults = search_defaults()
+    assert defaults["simulations"] == 64 and defaults["root"] == "puct" and defaults["time"] is None
+    play = self_play_defaults()
+    assert play["noise_fraction"] == 0.25 and play["temperature_plies"] == 12
+    # A search with every default given is the search with none given.
+    states = positions(3)
+    given = search(states, linear_numpy, **defaults)
+    omitted = search(states, linear_numpy)
+    assert np.array_equal(given.visits, omitted.visits)
+    a = self_play("en-dodoi-6", LinearEvaluator(POLICY, VALUE), games=2, **play)
+    b = self_play("en-dodoi-6", LinearEvaluator(POLICY, VALUE), games=2)
+    assert np.array_equal(a.policy, b.policy)
+    with pytest.raises(ValueError, match="unknown field `simulation`"):
+        search(states, linear_numpy, simulation=5)
+    with pytest.raises(ValueError, match="leaf_batch must be 1 to 256 .*got 1180591620717411303424"):
+        search(states, linear_numpy, leaf_batch=2**70)
+    with pytest.raises(TypeError, match="c_puct must be a number, got str"):
+        search(states, linear_numpy, c_puct="1")
+
+
+def test_a_network_agent_with_a_time_searches_for_that_long():
+    state = positions(1)[0]
+    timed = NetworkAgent(LinearEvaluator(POLICY, VALUE), "en-dodoi-6", time=0.2)
+    assert timed.name == "network:0.2s"
+    started = time.perf_counter()
+    explained = timed.explain(state)
+    took = time.perf_counter() - started
+    assert 0.2 <= took < 2.0, took
+    # Far more than the 64 simulations of a count, with no simulations given.
+    assert sum(explained.visits) > 1000, explained
+    # With simulations as well, they cap the search: a short time is not spent.
+    capped = NetworkAgent(LinearEvaluator(POLICY, VALUE), "en-dodoi-6", time=30.0, simulations=50)
+    started = time.perf_counter()
+    assert sum(capped.explain(state).visits) == 49
+    assert time.perf_counter() - started < 5
+    with pytest.raises(ValueError, match="time must be above 0 and at most 3600 seconds"):
+        NetworkAgent(linear_numpy, "en-dodoi-6", time=0)
+
+
+def test_explain_gives_the_move_its_value_and_principal_line():
+    evaluate = LinearEvaluator(POLICY, VALUE)
+    state = positions(1)[0]
+    agent = NetworkAgent(evaluate, "en-dodoi-6", simulations=200)
+    twin = NetworkAgent(evaluate, "en-dodoi-6", simulations=200)
+    why = agent.explain(state)
+    # The move is the one choose plays, the line opens with it and is legal move by move.
+    assert why.action == twin.choose(state)
+    assert why.line[0] == why.action and len(why.line) >= 2
+    s = state
+    for a in why.line:
+        if s.is_over():
+            break
+        assert a in s.legal_moves()
+        s = s.play(a)
+    assert sum(why.visits) == 199 and why.visits[why.action] == max(why.visits)
+    assert -1.0 <= why.value <= 1.0
+    # The same value the search reports.
+    out = search([state], evaluate, simulations=200)
+    assert why.value == pytest.approx(float(out.value[0]))

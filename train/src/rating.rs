@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sowing_agents::AgentSpec;
 use sowing_agents::az::network::PolicyValueNet;
-use sowing_agents::az::puct::{BatchSearch, PuctConfig};
+use sowing_agents::az::puct::{BatchSearch, PuctConfig, SearchSpec, Trees, with_evaluator};
 use sowing_env::{Rules, State};
 use sowing_eval::accuracy::{self, Accuracy, Trial};
 use sowing_eval::matches::{self, BatchPlayer, Match, MatchError, Pairing, Salts, Seat, Tally};
@@ -110,15 +110,14 @@ impl BatchPlayer for Network<'_> {
         states: &[State],
         rngs: &mut [ChaCha8Rng],
     ) -> Vec<usize> {
-        let results = self.search.search_continuing(
-            slots,
+        let Ok(results) = self.search.run(
             states,
-            &self.config,
-            self.net,
+            Trees::Kept(slots),
+            &SearchSpec::from(self.config),
             rngs,
-            &mut self.eval_rng,
+            with_evaluator(self.net, &mut self.eval_rng),
         );
-        results.iter().map(|r| r.best_action()).collect()
+        results.iter().map(|r| r.search.best_action()).collect()
     }
 }
 

@@ -20,7 +20,7 @@ use sowing_agents::az::checkpoint::{
 };
 use sowing_agents::az::network::{Body, NetConfig, PolicyValueNet};
 use sowing_agents::az::puct::self_play::{self, PlayoutCap, SELF_PLAY, SelfPlayConfig, stream};
-use sowing_agents::az::puct::{GumbelConfig, PuctConfig};
+use sowing_agents::az::puct::{GumbelConfig, PuctConfig, Root, SearchSpec};
 use sowing_env::Rules;
 use sowing_eval::accuracy::{self, Kept};
 use sowing_eval::matches;
@@ -807,12 +807,15 @@ impl Trainer {
     /// How self-play searches and chooses its moves.
     fn self_play_config(&self) -> SelfPlayConfig {
         SelfPlayConfig {
-            puct: self.args.puct(self.args.simulations),
+            search: SearchSpec {
+                puct: self.args.puct(self.args.simulations),
+                root: self.args.gumbel().map_or(Root::Puct, Root::Gumbel),
+                time: None,
+            },
             temperature_plies: self.args.temperature_plies,
             opening_plies: self.args.opening_plies,
             value_mix: self.args.value_mix,
             lookahead: self.args.lookahead,
-            gumbel: self.args.gumbel(),
             playout_cap: (self.args.full_fraction < 1.0).then_some(PlayoutCap {
                 full_fraction: self.args.full_fraction,
                 fast_simulations: self.args.fast_simulations,

@@ -22,7 +22,9 @@
 
 use crate::agent::Agent;
 use crate::az::checkpoint::{CheckpointError, LoadedNet, MAX_SIMULATIONS, load_checkpoint};
-use crate::az::puct::{BatchSearch, PuctConfig};
+use crate::az::puct::{
+    BatchSearch, EXPLAINED_PLIES, Explained, PuctConfig, SearchSpec, Trees, with_evaluator,
+};
 use crate::budget::Budget;
 use crate::evaluator::Evaluator;
 use crate::perfect::{PerfectPlay, TablebaseEvaluator, table_option, table_serves};
@@ -43,10 +45,12 @@ pub use crate::spec::TIMED_LEAVES;
 pub struct AzAgent {
     name: String,
     loaded: LoadedNet,
-    config: PuctConfig,
-    /// The time per move, when the budget is a time (then `config.simulations` is the cap).
-    time: Option<Duration>,
+    /// The search of a move; its time, when the budget is a time, covers the whole move (then
+    /// `spec.puct.simulations` is the cap).
+    spec: SearchSpec,
     search: BatchSearch,
+    /// What the last move's search found, if the network searched it.
+    last: Option<Explained>,
     eval_rng: ChaCha8Rng,
     solver: Solver,
     solver_nodes: u64,
@@ -67,7 +71,7 @@ impl AzAgent {
             Budget::Count(n) => (n, None),
             Budget::Time(t) => (MAX_SIMULATIONS, Some(t)),
         };
-        let config = PuctConfig {
+        let puct = PuctConfig {
             simulations,
             c_puct: args.c_puct,
             dirichlet_alpha: args.dirichlet_alpha,
@@ -77,9 +81,12 @@ impl AzAgent {
         Ok(AzAgent {
             name: format!("az:{}:{}", path.display(), budget.spec()),
             loaded,
-            config,
-            time,
+            spec: SearchSpec {
+                time,
+                ..SearchSpec::from(puct)
+            },
             search: BatchSearch::new(),
+            last: None,
             eval_rng: rand::SeedableRng::seed_from_u64(0),
             solver: Solver::new(SOLVER_TABLE_BITS),
             solver_nodes: AzAgent::default_solver(Some(budget)),
@@ -102,7 +109,7 @@ impl AzAgent {
     /// the name gains `:solver=NODES` when it is not the budget's default.
     pub fn with_solver(mut self, nodes: u64) -> AzAgent {
         self.solver_nodes = nodes;
-        let default = AzAgent::default_solver(self.time.map(Budget::Time));
+        let default = AzAgent::default_solver(self.spec.time.map(Budget::Time));
         if nodes != default {
             self.name = format!("{}:solver={nodes}", self.name);
         }
@@ -120,8 +127,8 @@ impl AzAgent {
     /// The same agent valuing `leaves` leaves per forward pass (see [`PuctConfig::leaf_batch`]);
     /// the name gains `:leaves=N` when it is not the budget's default.
     pub fn with_leaves(mut self, leaves: u32) -> AzAgent {
-        self.config.leaf_batch = leaves;
-        let default = AzAgent::default_leaves(self.time.map(Budget::Time));
+        self.spec.puct.leaf_batch = leaves;
+        let default = AzAgent::default_leaves(self.spec.time.map(Budget::Time));
         if leaves != default {
             self.name = format!("{}:leaves={leaves}", self.name);
         }
@@ -141,6 +148,12 @@ impl AzAgent {
     pub fn rules(&self) -> &Rules {
         &self.loaded.meta.rules
     }
+
+    /// What the search of the last move found: `None` when no move was chosen yet in this game
+    /// or the last one came from the tablebase or a proven win of the solver, without a search.
+    pub fn last_search(&self) -> Option<&Explained> {
+        self.last.as_ref()
+    }
 }
 
 impl Agent for AzAgent {
@@ -150,10 +163,15 @@ impl Agent for AzAgent {
 
     fn new_game(&mut self) {
         self.search.clear();
+        self.last = None;
         self.solver.clear();
         if let Some(perfect) = &mut self.perfect {
             perfect.new_game();
         }
+    }
+
+    fn explained(&self) -> Option<Explained> {
+        self.last.clone()
     }
 
     fn can_play(&self, rules: &Rules) -> Result<(), String> {
@@ -170,7 +188,8 @@ impl Agent for AzAgent {
 
     fn choose(&mut self, state: &State, rng: &mut ChaCha8Rng) -> usize {
         // A time budget covers the whole move, the solver's search included.
-        let deadline = self.time.map(|t| Instant::now() + t);
+        let deadline = self.spec.time.map(|t| Instant::now() + t);
+        self.last = None;
         // Callers check `can_play` before a game; a state of another size is a caller's bug.
         debug_assert!(self.can_play(state.rules()).is_ok());
         if let Some(best) = self
@@ -202,16 +221,29 @@ impl Agent for AzAgent {
             }
             None => &mut self.loaded.net,
         };
-        let result = self.search.search_continuing_until(
-            &[0],
+        // What the solver left of the clock; a round of simulations at least, as before.
+        let spec = SearchSpec {
+            time: deadline.map(|d| {
+                d.saturating_duration_since(Instant::now())
+                    .max(Duration::from_nanos(1))
+            }),
+            ..self.spec
+        };
+        let Ok(found) = self.search.run(
             roots,
-            &self.config,
-            evaluator,
+            Trees::Kept(&[0]),
+            &spec,
             &mut noise,
-            &mut self.eval_rng,
-            deadline,
+            with_evaluator(evaluator, &mut self.eval_rng),
         );
+        let root = found[0].search;
         // Every move proven lost leaves `best_action_among` the best of all: nothing is spared.
-        result[0].best_action_among(!losing)
+        let action = root.best_action_among(!losing);
+        let mut line = self.search.principal_line(0, EXPLAINED_PLIES);
+        if line.first() != Some(&action) {
+            line = vec![action];
+        }
+        self.last = Some(Explained { action, root, line });
+        action
     }
 }

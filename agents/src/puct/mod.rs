@@ -1,13 +1,15 @@
 //! PUCT search (AlphaZero's tree policy) over `sowing-env`, run for many positions at once so that
 //! the leaves of all their trees are valued in one call: [`Evaluator::evaluate_batch`], which a
-//! network answers with one forward pass, or any function of a batch of leaves that may fail
-//! ([`BatchSearch::try_search`]), such as a Python network called from the binding. It needs no
+//! network answers with one forward pass, or any function of a batch of leaves that may fail,
+//! such as a Python network called from the binding. One entry point, [`BatchSearch::run`],
+//! takes the roots, whether their trees are kept ([`Trees`]), what to search ([`SearchSpec`]:
+//! the PUCT settings, the root's kind, a time) and the leaf function. It needs no
 //! libtorch: the trainer's tch network and a Python network plug into the same search.
 //!
 //! Values are kept from the point of view of the player to move at each node; every move passes
 //! the turn, so a child's value is negated when seen from its parent.
 //!
-//! A player keeps its tree from move to move ([`BatchSearch::search_continuing`]): the subtree
+//! A player keeps its tree from move to move ([`Trees::Kept`]): the subtree
 //! below the position it now faces grew while it searched its last move, and its visits count on
 //! top of the new search's. At 64 simulations against mcts:1000 this took the network from 51% to
 //! 57% wins (400 games from random openings).
@@ -18,17 +20,19 @@
 //! second of one, `benches/leaf_batch.rs`).
 //!
 //! - [`self_play`]: self-play games with the search, their positions as training samples.
-//! - [`gumbel`]: Gumbel AlphaZero's root for self-play ([`BatchSearch::try_search_gumbel`]):
+//! - [`gumbel`]: Gumbel AlphaZero's root for self-play ([`Root::Gumbel`]):
 //!   sequential halving over Gumbel-sampled actions, and the improved policy as the target.
 //! - [`Linear`]: a linear policy and value over the network input, the simplest learned
 //!   evaluator.
 
 pub mod gumbel;
 mod linear;
+pub mod search_spec;
 pub mod self_play;
 
 pub use gumbel::GumbelConfig;
 pub use linear::Linear;
+pub use search_spec::{MAX_CONSIDERED, MAX_SIMULATIONS, Root, SearchSpec, SpecError};
 
 use gumbel::{RootChildren, gumbel_from_uniform, halving_schedule};
 
@@ -64,6 +68,9 @@ pub struct PuctConfig {
 fn one_leaf() -> u32 {
     1
 }
+
+/// The longest principal line a player explains its move with ([`BatchSearch::principal_line`]).
+pub const EXPLAINED_PLIES: usize = 12;
 
 /// The most leaves a root may send to one evaluation: more only spreads the virtual losses
 /// over moves the search would not otherwise look at.
@@ -182,12 +189,53 @@ struct Node {
     children: u8,
 }
 
-/// What a Gumbel root search found: the search's counts, the action it plays and the
-/// improved policy it teaches.
+/// A move a player's search chose, with why (`Agent::explained`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explained {
+    /// The move played.
+    pub action: usize,
+    /// The search's root: visits of each action, priors, and the mean value for the mover.
+    pub root: SearchResult,
+    /// The principal line from the position: the most visited move at each node, the move
+    /// played first (alone, when the solver ruled the most visited out), at most
+    /// [`EXPLAINED_PLIES`].
+    pub line: Vec<usize>,
+}
+
+/// Which trees a search grows: fresh ones (tree `i` for root `i`), or the kept trees named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trees<'a> {
+    /// Every root in a fresh tree.
+    Fresh,
+    /// Root `i` in tree `trees[i]`, kept from its last search (see [`BatchSearch::run`]).
+    Kept(&'a [usize]),
+}
+
+/// What a search found at one root.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RootOutput {
+    /// Visits, priors and value (with a Gumbel root the priors are without noise: the Gumbel
+    /// draws are the root's exploration).
+    pub search: SearchResult,
+    /// With a Gumbel root, its move and policy target.
+    pub gumbel: Option<GumbelResult>,
+}
+
+impl RootOutput {
+    /// The move to play when not exploring: the most visited action (PUCT), or the best without
+    /// the Gumbel draws (Gumbel).
+    pub fn best_action(&self) -> usize {
+        match &self.gumbel {
+            Some(g) => g.best,
+            None => self.search.best_action(),
+        }
+    }
+}
+
+/// What a Gumbel root search found besides its counts: the action it plays and the improved
+/// policy it teaches.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GumbelResult {
-    /// Visits, priors (without noise: the Gumbel draws are the root's exploration) and value.
-    pub search: SearchResult,
     /// The winner of the sequential halving, the move self-play makes while it explores.
     pub action: usize,
     /// The best of the most visited actions by `logit + sigma(completed Q)` alone, without the
@@ -325,8 +373,8 @@ impl Tree {
         })
     }
 
-    /// The Gumbel root's move and policy target, with `search` its counts.
-    fn gumbel_result(&self, search: SearchResult, config: &GumbelConfig) -> GumbelResult {
+    /// The Gumbel root's move and policy target.
+    fn gumbel_result(&self, config: &GumbelConfig) -> GumbelResult {
         let root = &self.nodes[0];
         let n = usize::from(root.children);
         let action_of = |c: usize| usize::from(self.nodes[root.first_child as usize + c].action);
@@ -342,7 +390,6 @@ impl Tree {
             policy[action_of(c)] = *p;
         }
         GumbelResult {
-            search,
             action: action_of(winner),
             best: action_of(best),
             policy,
@@ -508,124 +555,102 @@ impl BatchSearch {
         BatchSearch::default()
     }
 
-    /// Search each of `roots` (none of them over) with `config.simulations` simulations, valuing
-    /// leaves with `evaluator` in batches of up to `roots.len()`. `rngs[i]` draws root `i`'s
-    /// noise, so a root's search does not depend on which others share its batch.
-    pub fn search<E: Evaluator + ?Sized>(
+    /// Search each of `roots` (none of them over) as `spec` says, valuing leaves with
+    /// `evaluate(states, out)`, which fills one slot of `out` per state, or fails; an
+    /// [`Evaluator`] goes in through [`with_evaluator`]. `rngs[i]` draws root `i`'s noise (or
+    /// Gumbel draws), so a root's search does not depend on which others share its batch.
+    ///
+    /// With [`Trees::Kept`]`(trees)` root `i` is searched in tree `trees[i]`, kept from that
+    /// tree's last search: a root one or two plies below the tree's last root keeps the subtree
+    /// grown there (its visits add to this search's simulations), as players of Go and chess keep
+    /// their tree between moves; any other root starts the tree afresh, and a kept root gets no
+    /// new noise. `trees` are distinct indices, any size. A Gumbel root searches afresh always.
+    ///
+    /// With `spec.time` the search stops after the first round of simulations that ends past
+    /// that time (at least one is run); the simulations are then a cap.
+    ///
+    /// The first error of `evaluate` ends the search and is returned, and the trees of this
+    /// search are forgotten (what a half-done search left in them would weigh on the next one);
+    /// `rngs` may have been drawn from.
+    pub fn run<X>(
         &mut self,
         roots: &[State],
-        config: &PuctConfig,
-        evaluator: &mut E,
-        rngs: &mut [ChaCha8Rng],
-        eval_rng: &mut ChaCha8Rng,
-    ) -> Vec<SearchResult> {
-        let Ok(results) = self.try_search(roots, config, rngs, infallible(evaluator, eval_rng));
-        results
-    }
-
-    /// [`BatchSearch::search`], with each root searched in its own tree `trees[i]`, kept from
-    /// that tree's last search: a root one or two plies below the tree's last root keeps the
-    /// subtree grown there (its visits add to this search's `config.simulations`), as players of
-    /// Go and chess keep their tree between moves; any other root starts the tree afresh. The root
-    /// gets no new noise when its tree is kept. `trees` are distinct indices, any size.
-    pub fn search_continuing<E: Evaluator + ?Sized>(
-        &mut self,
-        trees: &[usize],
-        roots: &[State],
-        config: &PuctConfig,
-        evaluator: &mut E,
-        rngs: &mut [ChaCha8Rng],
-        eval_rng: &mut ChaCha8Rng,
-    ) -> Vec<SearchResult> {
-        self.search_continuing_until(trees, roots, config, evaluator, rngs, eval_rng, None)
-    }
-
-    /// [`BatchSearch::search`] with leaves valued by `evaluate(states, out)`, which fills one
-    /// slot of `out` per state, or fails. Its first error ends the search and is returned, and
-    /// the trees of this search are forgotten (what a half-done search left in them would weigh
-    /// on the next one); `rngs` may have been drawn from.
-    pub fn try_search<X>(
-        &mut self,
-        roots: &[State],
-        config: &PuctConfig,
+        trees: Trees<'_>,
+        spec: &SearchSpec,
         rngs: &mut [ChaCha8Rng],
         evaluate: impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
-    ) -> Result<Vec<SearchResult>, X> {
-        self.slots.clear();
-        self.slots.extend(0..roots.len());
-        self.search_slots(roots, config, rngs, evaluate, false, None)
-    }
-
-    /// [`BatchSearch::try_search`] with Gumbel AlphaZero's root: each root's children are
-    /// sampled by Gumbel-top-k (from `rngs[i]`), its simulations shared among them by sequential
-    /// halving, and the result holds the halving's winner and the improved policy. Below the
-    /// root the search is PUCT with `config.c_puct`; `config`'s Dirichlet noise is not used.
-    pub fn try_search_gumbel<X>(
-        &mut self,
-        roots: &[State],
-        config: &PuctConfig,
-        gumbel: &GumbelConfig,
-        rngs: &mut [ChaCha8Rng],
-        evaluate: impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
-    ) -> Result<Vec<GumbelResult>, X> {
-        let budget = config.simulations.max(1) as usize - 1;
+    ) -> Result<Vec<RootOutput>, X> {
+        let deadline = spec.time.map(|t| Instant::now() + t);
+        let keep = match trees {
+            Trees::Fresh => {
+                self.slots.clear();
+                self.slots.extend(0..roots.len());
+                false
+            }
+            Trees::Kept(trees) => {
+                self.check_trees(trees, roots);
+                true
+            }
+        };
+        let Root::Gumbel(gumbel) = spec.root else {
+            let found = self.search_slots(roots, &spec.puct, rngs, evaluate, keep, deadline)?;
+            return Ok(found
+                .into_iter()
+                .map(|search| RootOutput {
+                    search,
+                    gumbel: None,
+                })
+                .collect());
+        };
+        let budget = spec.puct.simulations.max(1) as usize - 1;
         if self.schedules.is_empty() || self.schedule_budget != budget {
             self.schedules = (0..=MAX_HOLES)
                 .map(|m| halving_schedule(m, budget))
                 .collect();
             self.schedule_budget = budget;
         }
-        self.slots.clear();
-        self.slots.extend(0..roots.len());
-        self.gumbel = Some(*gumbel);
-        let searched = self.search_slots(roots, config, rngs, evaluate, false, None);
+        self.gumbel = Some(gumbel);
+        let searched = self.search_slots(roots, &spec.puct, rngs, evaluate, false, deadline);
         self.gumbel = None;
         Ok(searched?
             .into_iter()
-            .zip(&self.trees)
-            .map(|(search, tree)| tree.gumbel_result(search, gumbel))
+            .zip(&self.slots)
+            .map(|(search, &t)| RootOutput {
+                search,
+                gumbel: Some(self.trees[t].gumbel_result(&gumbel)),
+            })
             .collect())
     }
 
-    /// [`BatchSearch::search_continuing`] with a fallible `evaluate`, as in
-    /// [`BatchSearch::try_search`].
-    pub fn try_search_continuing<X>(
-        &mut self,
-        trees: &[usize],
-        roots: &[State],
-        config: &PuctConfig,
-        rngs: &mut [ChaCha8Rng],
-        evaluate: impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
-    ) -> Result<Vec<SearchResult>, X> {
-        self.check_trees(trees, roots);
-        self.search_slots(roots, config, rngs, evaluate, true, None)
-    }
-
-    /// [`BatchSearch::search_continuing`] that also stops at `deadline`, if there is one: a
-    /// player with a time per move. At least one simulation is run, so the roots have children
-    /// to choose from, and at most `config.simulations`. The clock is read once per simulation, which costs little
-    /// beside the evaluation of a batch.
-    #[allow(clippy::too_many_arguments)]
-    pub fn search_continuing_until<E: Evaluator + ?Sized>(
-        &mut self,
-        trees: &[usize],
-        roots: &[State],
-        config: &PuctConfig,
-        evaluator: &mut E,
-        rngs: &mut [ChaCha8Rng],
-        eval_rng: &mut ChaCha8Rng,
-        deadline: Option<Instant>,
-    ) -> Vec<SearchResult> {
-        self.check_trees(trees, roots);
-        let Ok(results) = self.search_slots(
-            roots,
-            config,
-            rngs,
-            infallible(evaluator, eval_rng),
-            true,
-            deadline,
-        );
-        results
+    /// The principal line of tree `tree` after its last search: from the root, the most
+    /// visited child at each node (ties as in [`SearchResult::best_action`]), while it was
+    /// visited, at most `max` moves.
+    pub fn principal_line(&self, tree: usize, max: usize) -> Vec<usize> {
+        let mut line = Vec::new();
+        let Some(tree) = self.trees.get(tree).filter(|t| !t.nodes.is_empty()) else {
+            return line;
+        };
+        let mut id = 0u32;
+        while line.len() < max {
+            let node = &tree.nodes[id as usize];
+            if node.first_child == NO_CHILDREN {
+                break;
+            }
+            let children = node.first_child..node.first_child + u32::from(node.children);
+            let best = children.max_by(|&a, &b| {
+                let (a, b) = (&tree.nodes[a as usize], &tree.nodes[b as usize]);
+                (a.visits, a.prior)
+                    .partial_cmp(&(b.visits, b.prior))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(b.action.cmp(&a.action))
+            });
+            let Some(best) = best.filter(|&c| tree.nodes[c as usize].visits > 0) else {
+                break;
+            };
+            line.push(usize::from(tree.nodes[best as usize].action));
+            id = best;
+        }
+        line
     }
 
     /// Check that `trees` are distinct, one per root, and make them the slots of the search.
@@ -791,8 +816,9 @@ impl BatchSearch {
     }
 }
 
-/// `evaluator` as the batch function of [`BatchSearch::try_search`], drawing from `rng`.
-fn infallible<'a, E: Evaluator + ?Sized>(
+/// `evaluator` as the batch function of [`BatchSearch::run`], drawing from `rng`: an evaluator
+/// cannot fail, so `let Ok(found) = search.run(..., with_evaluator(net, rng));` reads the result.
+pub fn with_evaluator<'a, E: Evaluator + ?Sized>(
     evaluator: &'a mut E,
     rng: &'a mut ChaCha8Rng,
 ) -> impl FnMut(&[State], &mut [Evaluation]) -> Result<(), Infallible> + 'a {
@@ -884,12 +910,20 @@ mod tests {
         let mut eval_rng = ChaCha8Rng::seed_from_u64(4);
         let roots = std::slice::from_ref(state);
         let config = config(simulations);
-        let results = if keep {
-            search.search_continuing(&[0], roots, &config, &mut Rollout, &mut rngs, &mut eval_rng)
+        let trees = if keep {
+            Trees::Kept(&[0])
         } else {
-            search.search(roots, &config, &mut Rollout, &mut rngs, &mut eval_rng)
+            Trees::Fresh
         };
-        results[0]
+        let spec = SearchSpec::from(config);
+        let Ok(results) = search.run(
+            roots,
+            trees,
+            &spec,
+            &mut rngs,
+            with_evaluator(&mut Rollout, &mut eval_rng),
+        );
+        results[0].search
     }
 
     #[test]
@@ -975,13 +1009,14 @@ mod tests {
             };
             let mut rngs = [ChaCha8Rng::seed_from_u64(3)];
             let mut eval_rng = ChaCha8Rng::seed_from_u64(4);
-            let result = searcher.search(
+            let Ok(found) = searcher.run(
                 std::slice::from_ref(&start),
-                &config,
-                &mut Even,
+                Trees::Fresh,
+                &SearchSpec::from(config),
                 &mut rngs,
-                &mut eval_rng,
-            )[0];
+                with_evaluator(&mut Even, &mut eval_rng),
+            );
+            let result = found[0].search;
             assert_eq!(result.visits.iter().sum::<u32>(), 499);
             let nodes = &searcher.trees[0].nodes;
             assert!(nodes.iter().all(|n| !n.state.is_over()));
@@ -1001,6 +1036,39 @@ mod tests {
             let legal = start.legal_actions().count();
             assert!(result.visits[..legal].iter().all(|&v| v > 50), "{result:?}");
         }
+    }
+
+    #[test]
+    fn the_principal_line_follows_the_most_visited_children() {
+        let start = State::initial(&Rules::preset("en-dodoi-6").unwrap());
+        let mut searcher = BatchSearch::new();
+        let first = search(&mut searcher, &start, 300, false);
+        let line = searcher.principal_line(0, 8);
+        assert!(line.len() >= 2, "{line:?}");
+        assert_eq!(line[0], first.best_action());
+        // Each move of the line is legal where it is played, and the most visited there.
+        let tree = &searcher.trees[0];
+        let mut id = 0usize;
+        let mut state = start;
+        for &a in &line {
+            let node = tree.nodes[id];
+            let children =
+                node.first_child as usize..(node.first_child + u32::from(node.children)) as usize;
+            let most = children
+                .clone()
+                .map(|c| tree.nodes[c].visits)
+                .max()
+                .unwrap();
+            id = children
+                .clone()
+                .find(|&c| usize::from(tree.nodes[c].action) == a)
+                .unwrap();
+            assert_eq!(tree.nodes[id].visits, most);
+            state = state.play(a).unwrap();
+            assert_eq!(tree.nodes[id].state, state);
+        }
+        assert_eq!(searcher.principal_line(0, 1), line[..1]);
+        assert!(searcher.principal_line(5, 8).is_empty(), "no such tree");
     }
 
     #[test]

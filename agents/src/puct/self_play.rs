@@ -7,12 +7,14 @@
 //! [`stream`]`(seed, SELF_PLAY, i, g)`, so a game does not depend on the games it shares a
 //! batch with, nor on the worker that plays it.
 
-use super::{BatchSearch, GumbelConfig, PuctConfig, SearchResult};
+use super::search_spec::{SpecError, check};
+use super::{BatchSearch, PuctConfig, SearchResult, SearchSpec, Trees};
 use crate::evaluator::Evaluation;
 use crate::features::{encode_input, input_len};
 use crate::streams;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
 use sowing_env::{Outcome, Player, Rules, State, random_opening};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -30,11 +32,22 @@ pub fn stream(seed: u64, purpose: u64, iteration: u32, lane: u32) -> ChaCha8Rng 
     )
 }
 
-/// How self-play searches and chooses its moves.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The most random plies a self-play opening may have.
+pub const MAX_OPENING_PLIES: u32 = 100;
+
+/// How self-play searches and chooses its moves. Serialised as the search's fields (see
+/// [`SearchSpec`]) under `search`, and `temperature_plies`, `opening_plies`, `value_mix`,
+/// `lookahead`, `full_fraction` (1: no playout cap) and `fast_simulations` beside it, each
+/// optional ([`SelfPlayConfig::default`]), checked when read ([`SelfPlayConfig::validate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "PlayFields", into = "PlayFields")]
 pub struct SelfPlayConfig {
-    /// The search of every move, root noise included.
-    pub puct: PuctConfig,
+    /// The search of every move, root noise included. With a Gumbel root ([`super::Root::Gumbel`])
+    /// the halving's winner is played for `temperature_plies` (its Gumbel draws are the
+    /// exploration), then the best without the draws, and the improved policy is taught; with
+    /// PUCT's, root noise, moves by visits (drawn for `temperature_plies`, then the most
+    /// visited), visits as the target. Its time, if any, is not used: self-play counts.
+    pub search: SearchSpec,
     /// Plies at the start of each game whose move is drawn in proportion to visits; later moves
     /// take the most visited action.
     pub temperature_plies: u32,
@@ -45,14 +58,124 @@ pub struct SelfPlayConfig {
     pub value_mix: f32,
     /// Whether the samples' inputs hold the look-ahead features.
     pub lookahead: bool,
-    /// Search the root as Gumbel AlphaZero does ([`BatchSearch::try_search_gumbel`]): play the
-    /// halving's winner for `temperature_plies` (its Gumbel draws are the exploration), then the
-    /// best without the draws, and teach the improved policy. `None`: PUCT with root noise,
-    /// moves by visits (drawn for `temperature_plies`, then the most visited), visits as the
-    /// target.
-    pub gumbel: Option<GumbelConfig>,
     /// KataGo's playout-cap randomisation; `None`: every move searched in full and taught.
     pub playout_cap: Option<PlayoutCap>,
+}
+
+impl Default for SelfPlayConfig {
+    /// `sowing train`'s: the default search with root noise of weight 0.25, 12 plies drawn by
+    /// visits, openings of up to 4 random plies, value targets half result half search,
+    /// look-ahead inputs, no playout cap.
+    fn default() -> SelfPlayConfig {
+        let search = SearchSpec::default();
+        SelfPlayConfig {
+            search: SearchSpec {
+                puct: PuctConfig {
+                    noise_fraction: 0.25,
+                    ..search.puct
+                },
+                ..search
+            },
+            temperature_plies: 12,
+            opening_plies: 4,
+            value_mix: 0.5,
+            lookahead: true,
+            playout_cap: None,
+        }
+    }
+}
+
+impl SelfPlayConfig {
+    /// Refuse settings self-play cannot play, naming the setting and its range.
+    pub fn validate(&self) -> Result<(), SpecError> {
+        self.search.validate()?;
+        check(
+            self.opening_plies <= MAX_OPENING_PLIES,
+            "opening_plies",
+            self.opening_plies,
+            "0 to 100",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.value_mix),
+            "value_mix",
+            self.value_mix,
+            "0 to 1",
+        )?;
+        if let Some(cap) = &self.playout_cap {
+            check(
+                cap.full_fraction > 0.0 && cap.full_fraction <= 1.0,
+                "full_fraction",
+                cap.full_fraction,
+                "above 0 and at most 1",
+            )?;
+            check(
+                (1..=self.search.puct.simulations).contains(&cap.fast_simulations),
+                "fast_simulations",
+                cap.fast_simulations,
+                "1 to simulations, with full_fraction below 1",
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The flat form of a [`SelfPlayConfig`].
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct PlayFields {
+    search: SearchSpec,
+    temperature_plies: u32,
+    opening_plies: u32,
+    value_mix: f32,
+    lookahead: bool,
+    full_fraction: f64,
+    fast_simulations: u32,
+}
+
+impl Default for PlayFields {
+    fn default() -> PlayFields {
+        SelfPlayConfig::default().into()
+    }
+}
+
+impl From<SelfPlayConfig> for PlayFields {
+    fn from(c: SelfPlayConfig) -> PlayFields {
+        PlayFields {
+            search: c.search,
+            temperature_plies: c.temperature_plies,
+            opening_plies: c.opening_plies,
+            value_mix: c.value_mix,
+            lookahead: c.lookahead,
+            full_fraction: c.playout_cap.map_or(1.0, |p| p.full_fraction),
+            fast_simulations: c.playout_cap.map_or(16, |p| p.fast_simulations),
+        }
+    }
+}
+
+impl TryFrom<PlayFields> for SelfPlayConfig {
+    type Error = SpecError;
+
+    fn try_from(f: PlayFields) -> Result<SelfPlayConfig, SpecError> {
+        check(
+            f.full_fraction > 0.0 && f.full_fraction <= 1.0,
+            "full_fraction",
+            f.full_fraction,
+            "above 0 and at most 1",
+        )?;
+        let config = SelfPlayConfig {
+            search: f.search,
+            temperature_plies: f.temperature_plies,
+            opening_plies: f.opening_plies,
+            value_mix: f.value_mix,
+            lookahead: f.lookahead,
+            playout_cap: (f.full_fraction < 1.0).then_some(PlayoutCap {
+                full_fraction: f.full_fraction,
+                fast_simulations: f.fast_simulations,
+            }),
+        };
+        config.validate()?;
+        Ok(config)
+    }
 }
 
 /// Playout-cap randomisation (Wu, 2019, KataGo): each move of a self-play game is searched in
@@ -107,40 +230,34 @@ struct Game {
     positions: Vec<(Vec<f32>, Vec<f32>, f32, Player)>,
 }
 
-/// Search `roots` together, with Gumbel AlphaZero's root if `gumbel` is set (its winner played
-/// for `temperature_plies`, then its best, and its improved policy kept), else PUCT.
+/// Search `roots` together as `spec` says; with a Gumbel root its winner is played for
+/// `temperature_plies`, then its best, and its improved policy kept.
 fn search_group<X>(
     search: &mut BatchSearch,
     roots: &[State],
-    puct: &PuctConfig,
-    gumbel: Option<&GumbelConfig>,
+    spec: &SearchSpec,
     temperature_plies: u32,
     rngs: &mut [ChaCha8Rng],
     evaluate: &mut impl FnMut(&[State], &mut [Evaluation]) -> Result<(), X>,
 ) -> Result<Vec<(SearchResult, Option<Chosen>)>, X> {
-    Ok(match gumbel {
-        Some(gumbel) => search
-            .try_search_gumbel(roots, puct, gumbel, rngs, evaluate)?
-            .into_iter()
-            .zip(roots)
-            .map(|(r, root)| {
-                let n = root.holes();
+    Ok(search
+        .run(roots, Trees::Fresh, spec, rngs, evaluate)?
+        .into_iter()
+        .zip(roots)
+        .map(|(r, root)| {
+            let chosen = r.gumbel.map(|g| {
                 let explore = root.ply() < temperature_plies;
-                let action = if explore { r.action } else { r.best };
-                (r.search, Some((action, r.policy[..n].to_vec())))
-            })
-            .collect(),
-        None => search
-            .try_search(roots, puct, rngs, evaluate)?
-            .into_iter()
-            .map(|r| (r, None))
-            .collect(),
-    })
+                let action = if explore { g.action } else { g.best };
+                (action, g.policy[..root.holes()].to_vec())
+            });
+            (r.search, chosen)
+        })
+        .collect())
 }
 
 /// Play games `games` of iteration `iteration` (numbers, which fix their random streams),
 /// `slots` at a time with their leaves valued together by `evaluate` (see
-/// [`BatchSearch::try_search`]), counting finished games in `finished`. The first error of
+/// [`BatchSearch::run`]), counting finished games in `finished`. The first error of
 /// `evaluate` ends the play and is returned.
 #[allow(clippy::too_many_arguments)]
 pub fn play_games<X>(
@@ -180,17 +297,21 @@ pub fn play_games<X>(
             })
             .collect();
         let mut results: Vec<Option<(SearchResult, Option<Chosen>)>> = vec![None; active.len()];
-        let fast = config.playout_cap.map(|cap| PuctConfig {
-            simulations: cap.fast_simulations,
-            noise_fraction: 0.0,
-            ..config.puct
+        // Self-play counts its simulations: a time would make the games depend on the clock.
+        let full_search = SearchSpec {
+            time: None,
+            ..config.search
+        };
+        let fast = config.playout_cap.map(|cap| {
+            SearchSpec::from(PuctConfig {
+                simulations: cap.fast_simulations,
+                noise_fraction: 0.0,
+                ..config.search.puct
+            })
         });
-        let groups = [
-            (true, Some(config.puct), config.gumbel.as_ref()),
-            (false, fast, None),
-        ];
-        for (in_full, puct, gumbel) in groups {
-            let Some(puct) = puct else { continue };
+        let groups = [(true, Some(full_search)), (false, fast)];
+        for (in_full, spec) in groups {
+            let Some(spec) = spec else { continue };
             let members: Vec<usize> = (0..active.len()).filter(|&i| full[i] == in_full).collect();
             if members.is_empty() {
                 continue;
@@ -201,8 +322,7 @@ pub fn play_games<X>(
             let found = search_group(
                 &mut search,
                 &roots,
-                &puct,
-                gumbel,
+                &spec,
                 config.temperature_plies,
                 &mut rngs,
                 &mut evaluate,

@@ -348,19 +348,18 @@ class LinearEvaluator:
     def value(self) -> npt.NDArray[np.float32]:
         """A copy of the value weights ``[D]``."""
 
+def search_defaults() -> dict[str, Any]:
+    """The search's keywords (the Rust ``SearchSpec``: simulations, c_puct, dirichlet_alpha,
+    noise_fraction, leaf_batch, root, considered, c_visit, c_scale, time) and their defaults."""
+
+def self_play_defaults() -> dict[str, Any]:
+    """``self_play``'s keywords (the Rust ``SelfPlayConfig``: the search's, root noise on, and
+    temperature_plies, opening_plies, value_mix, lookahead, full_fraction, fast_simulations)
+    and their defaults."""
+
 class Search:
-    def __new__(
-        cls,
-        evaluate: Any,
-        simulations: int,
-        c_puct: float,
-        dirichlet_alpha: float,
-        noise_fraction: float,
-        lookahead: bool,
-        leaf_batch: int | None = None,
-        root: str = "puct",
-        considered: int | None = None,
-    ) -> Self: ...
+    def __new__(cls, evaluate: Any, lookahead: bool, **search: Any) -> Self:
+        """``search``: the keywords of ``search_defaults()``, checked in Rust."""
     def run(
         self, states: list[State], seed: int, trees: list[int] | None = None
     ) -> tuple[
@@ -375,19 +374,21 @@ class Search:
 class NetworkAgent(Agent):
     def __new__(
         cls,
-        name: str,
+        name: str | None,
         evaluate: Any,
         holes: int,
-        simulations: int,
-        c_puct: float,
         lookahead: bool,
         solver_nodes: int,
         seed: int,
-        leaf_batch: int | None = None,
-        root: str = "puct",
-        considered: int | None = None,
-    ) -> Self: ...
+        **search: Any,
+    ) -> Self:
+        """``search``: the keywords of ``search_defaults()`` (noise off); with ``time`` and no
+        ``simulations`` the time alone ends a move's search."""
     def choose(self, state: State) -> int: ...
+    def explain(self, state: State) -> tuple[int, float, list[int], list[int]]:
+        """The move ``choose`` plays, its root value, principal line and root visits."""
+    @property
+    def search(self) -> dict[str, Any]: ...
     def seed(self, seed: int) -> None: ...
     def new_game(self) -> None: ...
     @property
@@ -403,20 +404,9 @@ def self_play(
     first_game: int,
     seed: int,
     iteration: int,
-    simulations: int,
-    c_puct: float,
-    dirichlet_alpha: float,
-    noise_fraction: float,
-    temperature_plies: int,
-    opening_plies: int,
-    value_mix: float,
     parallel_games: int,
     threads: int,
-    lookahead: bool,
-    root: str,
-    considered: int,
-    full_fraction: float,
-    fast_simulations: int,
+    **config: Any,
 ) -> tuple[
     npt.NDArray[np.float32],
     npt.NDArray[np.bool_],

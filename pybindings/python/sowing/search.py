@@ -35,7 +35,12 @@ to its own. Every search has ``root="puct"`` (AlphaZero's) or ``root="gumbel"`` 
 AlphaZero's sequential halving, ``considered`` actions). An object whose ``evaluate`` calls the
 same object again is refused with ``RuntimeError`` (it would wait for itself).
 
-The defaults are those of ``sowing train``.
+Every search takes the same keywords, the fields of the Rust ``SearchSpec``: ``simulations``,
+``c_puct``, ``dirichlet_alpha``, ``noise_fraction``, ``leaf_batch``, ``root``, ``considered``,
+``c_visit``, ``c_scale`` and ``time`` (seconds per move, or ``None``). A keyword left out takes
+the Rust default, ``search_defaults()`` (self-play's, with root noise on: ``self_play_defaults()``);
+the values are checked in Rust, and an error names the keyword and what it may be
+(``TypeError`` for a value of the wrong kind, ``ValueError`` for one out of range).
 """
 
 from __future__ import annotations
@@ -65,7 +70,10 @@ __all__ = [
     "play_match",
     "rate",
     "search",
+    "search_defaults",
     "self_play",
+    "self_play_defaults",
+    "Explanation",
 ]
 
 Evaluate = Callable[[np.ndarray, np.ndarray], tuple[Any, Any]]
@@ -77,6 +85,17 @@ BASELINES = ("random", "greedy", "alphabeta:4", "mcts:1000")
 
 Z95 = 1.96
 """The normal quantile of the 95% intervals of ``sowing train``'s ratings."""
+
+
+def search_defaults() -> dict[str, Any]:
+    """The search's keywords and their defaults, as Rust declares them (``SearchSpec``)."""
+    return _sowing.search_defaults()
+
+
+def self_play_defaults() -> dict[str, Any]:
+    """``self_play``'s keywords and their defaults, as Rust declares them (``SelfPlayConfig``:
+    the search's, root noise on, and self-play's own)."""
+    return _sowing.self_play_defaults()
 
 
 def input_length(holes: int, lookahead: bool = True) -> int:
@@ -129,27 +148,11 @@ class Search:
         self,
         evaluate: Evaluate | LinearEvaluator,
         *,
-        simulations: int = 64,
-        c_puct: float = 0.5,
-        dirichlet_alpha: float = 1.0,
-        noise_fraction: float = 0.0,
         lookahead: bool | None = None,
-        leaf_batch: int = 1,
-        root: str = "puct",
-        considered: int = 16,
+        **settings: Any,
     ) -> None:
         evaluate, lookahead = _evaluate_arg(evaluate, lookahead)
-        self._native = _sowing.Search(
-            evaluate,
-            simulations,
-            _number(c_puct, "c_puct"),
-            _number(dirichlet_alpha, "dirichlet_alpha"),
-            _number(noise_fraction, "noise_fraction"),
-            lookahead,
-            leaf_batch,
-            _text(root, "root"),
-            considered,
-        )
+        self._native = _sowing.Search(evaluate, lookahead, **settings)
         self._holes = getattr(evaluate, "holes", None)
 
     def __call__(
@@ -174,29 +177,14 @@ def search(
     states: Sequence[State],
     evaluate: Evaluate | LinearEvaluator,
     *,
-    simulations: int = 64,
-    c_puct: float = 0.5,
-    dirichlet_alpha: float = 1.0,
-    noise_fraction: float = 0.0,
     lookahead: bool | None = None,
-    leaf_batch: int = 1,
-    root: str = "puct",
-    considered: int = 16,
     seed: int = 0,
+    **settings: Any,
 ) -> SearchOutput:
-    """One search of every state of ``states`` (none over, one board size) in fresh trees; see
+    """One search of every state of ``states`` (none over, one board size) in fresh trees, with
+    the search's keywords ``settings`` (see the module and ``search_defaults()``); see
     ``Search``."""
-    return Search(
-        evaluate,
-        simulations=simulations,
-        c_puct=c_puct,
-        dirichlet_alpha=dirichlet_alpha,
-        noise_fraction=noise_fraction,
-        lookahead=lookahead,
-        leaf_batch=leaf_batch,
-        root=root,
-        considered=considered,
-    )(states, seed=seed)
+    return Search(evaluate, lookahead=lookahead, **settings)(states, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -230,20 +218,10 @@ def self_play(
     first_game: int = 0,
     seed: int = 0,
     iteration: int = 0,
-    simulations: int = 64,
-    c_puct: float = 0.5,
-    dirichlet_alpha: float = 1.0,
-    noise_fraction: float = 0.25,
-    temperature_plies: int = 12,
-    opening_plies: int = 4,
-    value_mix: float = 0.5,
     parallel_games: int = 128,
     threads: int = 1,
     lookahead: bool | None = None,
-    root: str = "puct",
-    considered: int = 16,
-    full_fraction: float = 1.0,
-    fast_simulations: int = 16,
+    **settings: Any,
 ) -> Samples:
     """Play ``games`` self-play games of ``variant`` (a preset name or ``sowing.Rules``), numbered
     from ``first_game``, as ``sowing train`` does: each from a random opening of 0 to ``opening_plies`` plies, every move
@@ -268,7 +246,12 @@ def self_play(
     ``threads`` workers (0: one per core; game ``g`` to worker ``g % threads``, each with
     ``parallel_games / threads`` games) call ``evaluate`` from their own threads, so it must be
     thread-safe (a PyTorch module under ``no_grad`` is); each call holds the GIL only while it
-    runs, and PyTorch releases it inside its kernels. A Ctrl-C stops every worker."""
+    runs, and PyTorch releases it inside its kernels. A Ctrl-C stops every worker.
+
+    The other keywords (``simulations``, ``c_puct``, ``dirichlet_alpha``, ``noise_fraction``,
+    ``temperature_plies``, ``opening_plies``, ``value_mix``, ``root``, ``considered``,
+    ``full_fraction``, ``fast_simulations``, ...) are ``self_play_defaults()``'s, those of
+    ``sowing train``; a keyword left out takes its default there."""
     rules = _rules(variant)
     evaluate, lookahead = _evaluate_arg(evaluate, lookahead, rules.holes)
     observation, mask, policy, value, player, south_wins = _sowing.self_play(
@@ -278,27 +261,37 @@ def self_play(
         first_game,
         seed,
         iteration,
-        simulations,
-        _number(c_puct, "c_puct"),
-        _number(dirichlet_alpha, "dirichlet_alpha"),
-        _number(noise_fraction, "noise_fraction"),
-        temperature_plies,
-        opening_plies,
-        _number(value_mix, "value_mix"),
         parallel_games,
         threads,
-        lookahead,
-        _text(root, "root"),
-        considered,
-        _number(full_fraction, "full_fraction"),
-        fast_simulations,
+        lookahead=lookahead,
+        **settings,
     )
     return Samples(observation, mask, policy, value, player, int(games), int(south_wins))
 
 
+@dataclass(frozen=True)
+class Explanation:
+    """A network agent's move, with why (``NetworkAgent.explain``)."""
+
+    action: int
+    """The move played."""
+    value: float
+    """The root's mean value for the player to move, -1 to 1 (1 for a win the solver proved)."""
+    line: tuple[int, ...]
+    """The principal line: the move played, then the most visited reply at each node, as far as
+    the tree reached (at most 12 plies)."""
+    visits: tuple[int, ...]
+    """The root's visits of each action (none when the solver proved the win)."""
+
+
 class NetworkAgent(_sowing.NetworkAgent):
-    """A player that searches ``simulations`` per move with ``evaluate`` and plays the most
-    visited move, without noise, keeping its tree from move to move; with ``solver_nodes`` an
+    """A player that searches with ``evaluate`` and plays the most visited move, without noise,
+    keeping its tree from move to move; it takes the search's keywords (``simulations``,
+    ``c_puct``, ``leaf_batch``, ``root``, ... see ``search_defaults()``; noise is off). With
+    ``time=`` seconds it searches for that long per move (the solver's search included), its
+    simulations capped by ``simulations`` when given, else by the most a move may have (1,000,000):
+    a time for a human opponent, a count for reproducible games. ``explain(state)`` gives the move
+    with its value and principal line; with ``solver_nodes`` an
     exact endgame solver first (as the agent ``az:`` does: at most 24 seeds on the board, a
     proven win played at once, moves proven to lose avoided). With ``root="gumbel"`` each move is
     searched afresh by Gumbel AlphaZero's sequential halving and the best action by
@@ -316,48 +309,35 @@ class NetworkAgent(_sowing.NetworkAgent):
         evaluate: Evaluate | LinearEvaluator,
         variant: Any,
         *,
-        simulations: int = 64,
-        c_puct: float = 0.5,
         lookahead: bool | None = None,
         solver_nodes: int = 0,
         seed: int = 0,
         name: str | None = None,
-        leaf_batch: int = 1,
-        root: str = "puct",
-        considered: int = 16,
+        **settings: Any,
     ) -> NetworkAgent:
         rules = _rules(variant)
         evaluate, lookahead = _evaluate_arg(evaluate, lookahead, rules.holes)
-        if name is None:
-            name = f"network:{simulations}"
+        if name is not None:
+            name = str(name)
         self = super().__new__(
-            cls,
-            str(name),
-            evaluate,
-            rules.holes,
-            simulations,
-            _number(c_puct, "c_puct"),
-            lookahead,
-            solver_nodes,
-            seed,
-            leaf_batch,
-            _text(root, "root"),
-            considered,
+            cls, name, evaluate, rules.holes, lookahead, solver_nodes, seed, **settings
         )
         self._settings = dict(
             evaluate=evaluate,
             variant=rules,
-            simulations=simulations,
-            c_puct=c_puct,
             lookahead=lookahead,
             solver_nodes=solver_nodes,
             name=name,
-            leaf_batch=leaf_batch,
-            root=root,
-            considered=considered,
+            **settings,
         )
         self._spec: str | None = None
         return self
+
+    def explain(self, state: State) -> Explanation:
+        """The move ``choose`` plays in ``state``, with its value, principal line and the root's
+        visits (the agent moves on as with ``choose``: its tree and random stream go on)."""
+        action, value, line, visits = super().explain(state)
+        return Explanation(action, value, tuple(line), tuple(visits))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
@@ -591,16 +571,3 @@ def _flag(x: Any, name: str) -> bool:
     if isinstance(x, (bool, np.bool_)):
         return bool(x)
     raise TypeError(f"{name} must be True or False, got {type(x).__name__} {x!r}")
-
-
-def _text(x: Any, name: str) -> str:
-    if not isinstance(x, str):
-        raise TypeError(f"{name} must be a string, got {type(x).__name__}")
-    return x
-
-
-def _number(x: Any, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {type(x).__name__} {x!r}")
-    return float(x)
-

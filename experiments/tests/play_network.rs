@@ -1,0 +1,104 @@
+//! `sowing play` against a trained network: a tiny run made by `sowing train`, then a game with
+//! `--opponent az:RUN:TIME` and `--explain`, which prints the network's value and principal line
+//! after each of its moves.
+#![cfg(feature = "torch")]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn sowing() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sowing"))
+}
+
+#[test]
+fn a_network_opponent_with_a_time_explains_its_moves() {
+    let dir = std::env::temp_dir().join(format!("sowing-play-az-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let trained = sowing()
+        .args([
+            "train",
+            "--variant",
+            "en-dodoi-6",
+            "--iterations",
+            "1",
+            "--hidden",
+            "8",
+        ])
+        .args([
+            "--blocks",
+            "1",
+            "--simulations",
+            "4",
+            "--games-per-iteration",
+            "2",
+        ])
+        .args([
+            "--batch-size",
+            "16",
+            "--replay-capacity",
+            "500",
+            "--eval-games",
+            "0",
+        ])
+        .args(["--threads", "1", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(trained.status.success(), "{trained:?}");
+    let play = |explain: bool| {
+        let mut command = sowing();
+        command
+            .args([
+                "play",
+                "--variant",
+                "en-dodoi-6",
+                "--side",
+                "north",
+                "--opponent",
+            ])
+            .arg(format!("az:{}:100ms", dir.display()));
+        if explain {
+            command.arg("--explain");
+        }
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The network opens; one reply of ours, its answer, then input ends.
+        child.stdin.take().unwrap().write_all(b"0\n1\n").unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let explained = play(true);
+    let name = format!("az:{}:100ms", dir.display());
+    let lines: Vec<&str> = explained
+        .lines()
+        .filter(|l| l.contains("principal line:"))
+        .collect();
+    assert!(lines.len() >= 2, "{explained}");
+    for line in &lines {
+        assert!(line.contains(&format!("{name}'s value ")), "{line}");
+        // The line opens with the move just played, which the line above names.
+        let moves = line.split("principal line: ").nth(1).unwrap();
+        let first: usize = moves.split(' ').next().unwrap().parse().unwrap();
+        let played = explained
+            .lines()
+            .take_while(|l| l != line)
+            .filter(|l| l.starts_with(&format!("{name} plays ")))
+            .last()
+            .unwrap();
+        assert!(
+            played.starts_with(&format!("{name} plays {first} ")),
+            "{played} / {line}"
+        );
+        let after = line.split(" after ").nth(1).unwrap();
+        let visits: u32 = after.split(' ').next().unwrap().parse().unwrap();
+        assert!(visits > 0, "{line}");
+    }
+    // Without --explain, none of it.
+    assert!(!play(false).contains("principal line"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
