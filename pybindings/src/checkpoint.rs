@@ -8,7 +8,6 @@
 
 use crate::error::guard;
 use numpy::{IntoPyArray, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
-use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -20,17 +19,7 @@ use sowing_train::TrainConfig;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-create_exception!(
-    sowing,
-    PyCheckpointError,
-    PyValueError,
-    "A checkpoint that is missing, damaged, or does not fit (a ValueError); the message names the file."
-);
-
-/// Raise a checkpoint error.
-fn raise(e: CheckpointError) -> PyErr {
-    PyCheckpointError::new_err(e.to_string())
-}
+use crate::error::{PyCheckpointError, checkpoint as raise};
 
 /// A JSON value as a Python object (by `json.loads`).
 fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {

@@ -3,7 +3,6 @@
 //! allocation fails, and Linux, which promises more memory than it has, kills it later instead;
 //! either way the interpreter dies. Checked first, a request too large raises `MemoryError`.
 
-use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 
 /// Refuse with `MemoryError` to allocate `bytes` for `what` when the process cannot have them:
@@ -12,6 +11,5 @@ use pyo3::prelude::*;
 /// The check is the command line's (`sowing_exact::memory`), so both refuse alike.
 pub fn check(bytes: u128, what: &str) -> PyResult<()> {
     let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
-    sowing_exact::memory::check(what, 1, bytes, 0, "")
-        .map_err(|e| PyMemoryError::new_err(e.to_string()))
+    sowing_exact::memory::check(what, 1, bytes, 0, "").map_err(crate::error::memory)
 }

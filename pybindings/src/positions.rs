@@ -17,10 +17,7 @@ use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError}
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use sowing_agents::AgentSpec;
-use sowing_eval::labelling::{
-    self, Collector, DEFAULT_AGENTS, DEFAULT_OPENING, DEFAULT_VARIANT, LabelError,
-};
-use sowing_eval::matches::MatchError;
+use sowing_eval::labelling::{self, Collector, DEFAULT_AGENTS, DEFAULT_OPENING, DEFAULT_VARIANT};
 use sowing_exact::memory::MAX_THREADS;
 use sowing_exact::searches::{self, DEFAULT_NODES, DEFAULT_TABLE_BITS, TABLE_BITS};
 use sowing_exact::tablebase::Tablebase;
@@ -38,16 +35,7 @@ fn value_error(e: String) -> PyErr {
     PyValueError::new_err(e)
 }
 
-/// Labelling's failure as the Python exception for it.
-fn to_py(e: LabelError) -> PyErr {
-    match e {
-        LabelError::Match(MatchError::TooLarge(_)) => PyMemoryError::new_err(e.to_string()),
-        LabelError::Match(MatchError::Spec(_) | MatchError::Config(_)) => {
-            PyValueError::new_err(e.to_string())
-        }
-        _ => PyRuntimeError::new_err(format!("internal error: {e} (please report it)")),
-    }
-}
+use crate::error::labelling as to_py;
 
 /// How exact positions are drawn from games between two agents and labelled (see
 /// `sowing.PositionsLabelling` in `_sowing.pyi`).

@@ -12,10 +12,9 @@ use crate::args;
 use crate::long_call;
 use crate::rules::rules_arg;
 use crate::spec::spec_error;
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use sowing_agents::{Agent, AgentSpec, SpecError};
-use sowing_eval::matches::MatchError;
 use sowing_eval::series::{self, MAX_TO, Odds, SeriesConfig};
 use sowing_exact::memory::MAX_THREADS;
 
@@ -23,16 +22,7 @@ use sowing_exact::memory::MAX_THREADS;
 /// (each with the standard 2 MiB), and plays none itself.
 const SERIES_STACK: usize = 1 << 20;
 
-/// A series' failure as the Python exception for it.
-fn to_py(e: MatchError) -> PyErr {
-    match e {
-        MatchError::Spec(_) | MatchError::Config(_) => PyValueError::new_err(e.to_string()),
-        MatchError::TooLarge(_) => PyMemoryError::new_err(e.to_string()),
-        MatchError::IllegalMove { .. } => {
-            PyRuntimeError::new_err(format!("internal error: {e} (please report it)"))
-        }
-    }
-}
+use crate::error::matches as to_py;
 
 /// Play a series between agents `a` and `b` on `variant` (a preset name or `Rules`) to `to`
 /// wins; the report as JSON (see `sowing.agents.play_match`).

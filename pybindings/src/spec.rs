@@ -12,16 +12,11 @@ use crate::args::{self, Int};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString};
-use sowing_agents::{
-    AgentSpec, Budget, Kind, MAX_TIME, SpecError, az_default_leaves, az_default_solver,
-};
+use sowing_agents::{AgentSpec, Budget, Kind, MAX_TIME, az_default_leaves, az_default_solver};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// A spec's error as Python's `ValueError`, its message the core's (which lists the forms).
-pub fn spec_error(e: SpecError) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
+pub use crate::error::spec as spec_error;
 
 /// A spec from Python: its text or its fields (a dict).
 pub fn spec_arg(value: &Bound<'_, PyAny>) -> PyResult<AgentSpec> {

@@ -7,27 +7,14 @@ use crate::args;
 use crate::error::guard;
 use crate::rules::{PyRules, rules_arg};
 use crate::state::PyState;
-use pyo3::exceptions::{PyFileNotFoundError, PyMemoryError, PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use sowing_env::State;
-use sowing_exact::tablebase::{BuildOptions, Probe, Tablebase, TablebaseError};
+use sowing_exact::tablebase::{BuildOptions, Probe, Tablebase};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// The Python exception for a tablebase error: `FileNotFoundError` or `OSError` for files that
-/// cannot be read or written, `MemoryError` beyond the machine's memory, `ValueError` for
-/// damaged files, other rules and requests beyond what tables hold.
-fn to_py(e: TablebaseError) -> PyErr {
-    let message = e.to_string();
-    match &e {
-        TablebaseError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
-            PyFileNotFoundError::new_err(message)
-        }
-        TablebaseError::Io { .. } => PyOSError::new_err(message),
-        TablebaseError::OutOfMemory { .. } => PyMemoryError::new_err(message),
-        _ => PyValueError::new_err(message),
-    }
-}
+use crate::error::tablebase as to_py;
 
 /// What a table knows of a position, for the player to move.
 #[pyclass(name = "Probe", module = "sowing", frozen, get_all, eq)]
