@@ -161,7 +161,7 @@ impl<E: Evaluator> Mcts<E> {
         // room for them the search ends, as at a deadline, rather than the process aborting.
         // The root always gets its simulation, so that it has children to choose from.
         let mut room = |nodes: &mut Vec<Node>, done: u32| {
-            let full = done > 0 && nodes.try_reserve(MAX_HOLES).is_err();
+            let full = done > 0 && !sowing_exact::memory::grow(nodes, MAX_HOLES);
             out_of_memory |= full;
             !full
         };
@@ -171,9 +171,8 @@ impl<E: Evaluator> Mcts<E> {
                 // children), up to a bound so that a huge budget does not ask for it all up front;
                 // as much of it as the allocator gives.
                 let want = (k as usize * (state.holes() + 1)).min(RESERVE_LIMIT);
-                let _ = self
-                    .nodes
-                    .try_reserve(want.saturating_sub(self.nodes.len()));
+                let extra = want.saturating_sub(self.nodes.len());
+                let _ = sowing_exact::memory::grow(&mut self.nodes, extra);
                 for done in 1..=k {
                     if !room(&mut self.nodes, done - 1) {
                         break;

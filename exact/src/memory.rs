@@ -9,6 +9,13 @@ use std::fmt;
 /// their stacks (2 MiB of address space each) and per-thread agents stay within reason.
 pub const MAX_THREADS: usize = 1024;
 
+/// Address space every request leaves free under an address-space limit: room for what the
+/// caller allocates beside its request (results, small buffers), the stacks of the threads it
+/// starts and the growth of the main thread's stack. A request that fits only by leaving less is
+/// refused: at the limit, a stack that cannot grow is a segfault and a small allocation that
+/// fails an abort, neither of which a caller can catch.
+pub const HEADROOM: u64 = 64 << 20;
+
 /// A request for more memory than the machine has.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TooLarge {
@@ -86,9 +93,28 @@ pub fn check(what: &str, count: u64, each: u64, fixed: u64, unit: &str) -> Resul
 }
 
 /// Whether `bytes` more can be had now: no more than the memory available, and granted by the
-/// allocator.
+/// allocator with [`HEADROOM`] to spare.
 pub fn fits(bytes: u128) -> bool {
-    available().is_none_or(|free| bytes <= u128::from(free)) && granted(bytes)
+    available().is_none_or(|free| bytes <= u128::from(free)) && granted_with_room(bytes)
+}
+
+/// Room in `v` for `extra` more, as far as the allocator gives it without taking the last
+/// [`HEADROOM`]: a tree or buffer that grows "as far as memory allows" stops short of the point
+/// where the process could no longer go on. False, with `v`'s capacity as it was, where it
+/// cannot have the room. Checks the headroom only when `v` grew by a MiB or more: smaller steps
+/// cannot take much of it, and the check (a reservation made and given back) would cost more
+/// than they do.
+pub fn grow<T>(v: &mut Vec<T>, extra: usize) -> bool {
+    let before = v.capacity();
+    if v.try_reserve(extra).is_err() {
+        return false;
+    }
+    let grown = (v.capacity() - before).saturating_mul(std::mem::size_of::<T>());
+    if grown < 1 << 20 || granted(u128::from(HEADROOM)) {
+        return true;
+    }
+    v.shrink_to(before.max(v.len()));
+    false
 }
 
 /// The most bytes that can be had now: the memory available, or less where the allocator
@@ -96,11 +122,11 @@ pub fn fits(bytes: u128) -> bool {
 pub fn usable() -> Option<u64> {
     let free = available();
     let mut limit = free.unwrap_or(u64::MAX);
-    if !granted(u128::from(limit)) {
+    if !granted_with_room(u128::from(limit)) {
         let (mut low, mut high) = (0u64, limit);
         while high - low > 1 << 20 {
             let middle = low + (high - low) / 2;
-            if granted(u128::from(middle)) {
+            if granted_with_room(u128::from(middle)) {
                 low = middle;
             } else {
                 high = middle;
@@ -111,6 +137,11 @@ pub fn usable() -> Option<u64> {
         return None;
     }
     Some(limit)
+}
+
+/// Whether the allocator grants `bytes` and [`HEADROOM`] beside them now.
+fn granted_with_room(bytes: u128) -> bool {
+    granted(bytes.saturating_add(u128::from(HEADROOM)))
 }
 
 /// Whether the allocator grants `bytes` now: an address-space limit (`ulimit -v`) may hold it
@@ -182,6 +213,17 @@ mod tests {
             e.contains("--threads 100000000") && e.contains("at most 1024"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn growing_gives_room_or_leaves_the_vector_as_it_was() {
+        let mut v: Vec<u64> = vec![1, 2, 3];
+        assert!(grow(&mut v, 1 << 18));
+        assert!(v.capacity() >= 3 + (1 << 18));
+        let before = v.capacity();
+        // More than any machine has: refused, the vector and its room unchanged.
+        assert!(!grow(&mut v, usize::MAX / 16));
+        assert_eq!((v.capacity(), v.as_slice()), (before, &[1, 2, 3][..]));
     }
 
     #[test]

@@ -51,6 +51,7 @@ fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spec::parse_agent_spec, m)?)?;
     m.add("MAX_AGENT_TIME", sowing_agents::MAX_TIME.as_secs_f64())?;
     m.add_function(wrap_pyfunction!(solver::solve, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::check_memory, m)?)?;
     m.add_function(wrap_pyfunction!(series::play_match, m)?)?;
     m.add_function(wrap_pyfunction!(series::series_odds, m)?)?;
     m.add_function(wrap_pyfunction!(rules::variants, m)?)?;

@@ -13,3 +13,12 @@ pub fn check(bytes: u128, what: &str) -> PyResult<()> {
     let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
     sowing_exact::memory::check(what, 1, bytes, 0, "").map_err(crate::error::memory)
 }
+
+/// `sowing._sowing.check_memory(bytes, what)`: the same check for what the Python side
+/// allocates in proportion to an argument (a `VecEnv`'s games, each a Python environment), so
+/// that Python raises the one `MemoryError` Rust's checks raise, with the same headroom.
+#[pyfunction]
+#[pyo3(signature = (bytes, what))]
+pub fn check_memory(bytes: u128, what: &str) -> PyResult<()> {
+    check(bytes, what)
+}

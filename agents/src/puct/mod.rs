@@ -285,7 +285,7 @@ impl Tree {
         let mut kept = std::mem::take(&mut self.spare);
         kept.clear();
         // Where the allocator will not give room for the copy, the tree starts afresh instead.
-        if kept.try_reserve(self.nodes.len()).is_err() {
+        if !sowing_exact::memory::grow(&mut kept, self.nodes.len()) {
             self.spare = kept;
             return false;
         }
@@ -738,7 +738,7 @@ impl BatchSearch {
             if self
                 .slots
                 .iter()
-                .any(|&t| self.trees[t].nodes.try_reserve(room).is_err())
+                .any(|&t| !sowing_exact::memory::grow(&mut self.trees[t].nodes, room))
             {
                 self.out_of_memory = true;
                 break;

@@ -250,6 +250,10 @@ def series_odds(
 ) -> tuple[float, float, float, float | None]:
     """``(a_wins, b_wins, never_ends, expected_games)`` of a series (``sowing.agents.series_odds``)."""
 
+def check_memory(bytes: int, what: str) -> None:
+    """Raise MemoryError when ``bytes`` more (and the headroom every request leaves) cannot be
+    had now; ``what`` names the request in the message."""
+
 def solve(state: State, nodes: int = 1_000_000, depth: int = 61, table_bits: int = 20) -> Proof:
     """Prove by exact search what ``state`` is worth to the player to move (GIL released;
     Ctrl-C stops it with ``KeyboardInterrupt``). ``depth`` is 1 to 999 plies, ``table_bits``

@@ -186,6 +186,10 @@ MAX_VEC_ENVS = 1 << 16
 this large already takes about a second a step."""
 
 
+# Bytes a VecEnv's game may take (see VecEnv.__init__).
+VEC_ENV_BYTES_PER_GAME = 8 << 10
+
+
 class VecEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` agent-against-opponent games of ``variant``, as a Gymnasium vector env
     (``gymnasium.make_vec("sowing/<preset>-v0", num_envs)`` makes one).
@@ -222,6 +226,12 @@ class VecEnv(gymnasium.vector.VectorEnv):
                 "sowing.vector.SelfPlayVec, which steps them in Rust"
             )
         num_envs = int(num_envs)
+        # Each game is a Python environment: about 2-4 KB measured (VmSize over 20,000 of
+        # en-dodoi-6, -10 and sadeqa-iii), counted twice over. Checked first, so that too many
+        # raise MemoryError here instead of the interpreter dying at its limit halfway.
+        _sowing.check_memory(
+            num_envs * VEC_ENV_BYTES_PER_GAME, f"a VecEnv of {num_envs} games of {variant}"
+        )
         self.envs = [
             SowingEnv(
                 variant,
