@@ -37,7 +37,7 @@ pub struct Args {
     /// the position, so the figures do not depend on the threads (time budgets aside).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Threads to play on (default: one per core), at most 1024.
+    /// Threads to play on (default, or 0: one per core), at most 1024.
     #[arg(long)]
     threads: Option<usize>,
 }
@@ -211,10 +211,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     for spec in &specs {
         spec.build()?.can_play(&rules)?;
     }
+    // 0, or none given, is one per core (the trial's 0).
     let threads = match args.threads {
-        Some(0) => {
-            return Err("--threads must be at least 1 (leave it out for one per core)".into());
-        }
         Some(t) => sowing_exact::memory::threads(t)?,
         None => 0,
     };

@@ -362,21 +362,10 @@ impl Trainer {
         args.validate()?;
         let rules =
             Rules::preset(args.variant_name()?).map_err(|e| TrainError::Args(e.to_string()))?;
-        if args.eval_positions.is_none() {
-            let committed = accuracy::committed_set(args.variant_name()?);
-            args.eval_positions = committed.is_file().then_some(committed);
-        }
-        let positions = match &args.eval_positions {
-            None => None,
-            Some(path) => {
-                let set = read_positions(&args, &rules)?;
-                args.eval_positions_digest = Some(positions_digest(path)?);
-                Some(set)
-            }
-        };
         args.check_memory(rules.holes())?;
         args.check_evaluation(&rules)?;
-        let table = open_table(&args, &rules)?;
+        // The output first: a run that cannot be written is refused before the positions and
+        // the table (which may take a while to read) are opened.
         let dir = args.out_dir()?;
         sowing_exact::output_file::prepare_dir(&dir)
             .map_err(|e| TrainError::Args(format!("--out: {e}")))?;
@@ -389,6 +378,19 @@ impl Trainer {
                 dir.display()
             )));
         }
+        if args.eval_positions.is_none() {
+            let committed = accuracy::committed_set(args.variant_name()?);
+            args.eval_positions = committed.is_file().then_some(committed);
+        }
+        let positions = match &args.eval_positions {
+            None => None,
+            Some(path) => {
+                let set = read_positions(&args, &rules)?;
+                args.eval_positions_digest = Some(positions_digest(path)?);
+                Some(set)
+            }
+        };
+        let table = open_table(&args, &rules)?;
         // The run's settings, as a config file that `--config` reads (the run's own record is
         // its checkpoints' meta.json).
         checkpoint::write_file(&dir.join(CONFIG), args.to_json().as_bytes())?;

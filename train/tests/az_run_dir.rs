@@ -289,3 +289,23 @@ fn a_run_larger_than_the_memory_is_refused_before_it_starts() {
     );
     assert!(!dir.exists());
 }
+
+#[test]
+fn an_output_that_cannot_be_written_is_refused_before_the_inputs_are_read() {
+    // --out is a file, and the positions and table do not exist: the error names --out, the
+    // one thing to fix first, before anything is read.
+    let dir = scratch("out-first");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("a-file");
+    std::fs::write(&out, "mine").unwrap();
+    let mut args = tiny_args(&out);
+    args.eval_positions = Some(dir.join("missing.jsonl"));
+    args.tablebase = Some(dir.join("missing.tb"));
+    let e = Trainer::new(args).unwrap_err().to_string();
+    assert!(
+        e.starts_with("--out: ") && e.contains("not a directory"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "mine");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
