@@ -383,9 +383,7 @@ impl ArenaReport {
 
     /// One CSV row per pairing, from the first agent's side, with both agents' Elo.
     pub fn csv(&self) -> String {
-        let mut s = String::from(
-            "agent,opponent,games,wins,draws,losses,truncated,score,score_low,score_high,agent_elo,opponent_elo\n",
-        );
+        let mut s = format!("{}\n", CSV_HEADER.join(","));
         let elo = |name: &str| {
             self.ratings
                 .iter()
@@ -411,6 +409,92 @@ impl ArenaReport {
         }
         s
     }
+}
+
+/// The columns of an arena's CSV file ([`ArenaReport::csv`]).
+pub const CSV_HEADER: [&str; 12] = [
+    "agent",
+    "opponent",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "truncated",
+    "score",
+    "score_low",
+    "score_high",
+    "agent_elo",
+    "opponent_elo",
+];
+
+/// The pairings of an arena's CSV file, as [`ArenaReport::csv`] writes them; an error names the
+/// line and column that is not what that writes.
+pub fn read_csv(text: &str) -> Result<Vec<PairingResult>, String> {
+    let mut lines = text.lines().enumerate();
+    match lines.next() {
+        Some((_, head)) if head.split(',').eq(CSV_HEADER) => {}
+        _ => {
+            return Err(format!(
+                "line 1 is not an arena's CSV header (expected {})",
+                CSV_HEADER.join(",")
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    for (i, line) in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        if cells.len() != CSV_HEADER.len() {
+            return Err(format!(
+                "line {}: {} columns, expected {}",
+                i + 1,
+                cells.len(),
+                CSV_HEADER.len()
+            ));
+        }
+        let count = |k: usize| {
+            cells[k].parse::<u32>().map_err(|_| {
+                format!(
+                    "line {}: {} is {}, not a count",
+                    i + 1,
+                    CSV_HEADER[k],
+                    sowing_env::Error::quote(cells[k])
+                )
+            })
+        };
+        let share = |k: usize| match cells[k].parse::<f64>() {
+            Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+            _ => Err(format!(
+                "line {}: {} is {}, not a share from 0 to 1",
+                i + 1,
+                CSV_HEADER[k],
+                sowing_env::Error::quote(cells[k])
+            )),
+        };
+        let p = PairingResult {
+            agent: cells[0].to_string(),
+            opponent: cells[1].to_string(),
+            games: count(2)?,
+            wins: count(3)?,
+            draws: count(4)?,
+            losses: count(5)?,
+            truncated: count(6)?,
+            score: share(7)?,
+            score_low: share(8)?,
+            score_high: share(9)?,
+        };
+        if u64::from(p.wins) + u64::from(p.draws) + u64::from(p.losses) != u64::from(p.games) {
+            return Err(format!(
+                "line {}: {} wins, {} draws and {} losses are not its {} games",
+                i + 1,
+                p.wins,
+                p.draws,
+                p.losses,
+                p.games
+            ));
+        }
+        out.push(p);
+    }
+    Ok(out)
 }
 
 /// The preset name of `rules`, or `custom`.

@@ -88,6 +88,50 @@ fn every_pairing_is_played_from_both_sides_and_recorded() {
     assert_eq!(games, 2 * 18);
     assert!(report.table().contains("alphabeta:1"));
     assert_eq!(report.csv().lines().count(), 4);
+    // The CSV reads back as the pairings it was written from (scores to the 4 places written).
+    let read = arena::read_csv(&report.csv()).unwrap();
+    assert_eq!(read.len(), report.pairings.len());
+    for (r, p) in read.iter().zip(&report.pairings) {
+        assert_eq!(
+            (&r.agent, &r.opponent, r.games, r.wins, r.draws, r.losses),
+            (&p.agent, &p.opponent, p.games, p.wins, p.draws, p.losses)
+        );
+        assert!((r.score - p.score).abs() < 1e-4 && (r.score_low - p.score_low).abs() < 1e-4);
+    }
+}
+
+#[test]
+fn an_arena_csv_damaged_at_random_is_refused_with_its_line_never_a_panic() {
+    use rand::{RngExt, SeedableRng};
+    let good = "agent,opponent,games,wins,draws,losses,truncated,score,score_low,score_high,agent_elo,opponent_elo\n\
+                az:run:50ms,alphabeta:200ms,200,120,6,74,0,0.6150,0.5460,0.6800,40.0,-40.0\n";
+    assert_eq!(arena::read_csv(good).unwrap()[0].wins, 120);
+    let bad = good.replace(",120,6,", ",121,6,");
+    assert!(
+        arena::read_csv(&bad)
+            .unwrap_err()
+            .contains("line 2: 121 wins")
+    );
+    assert!(arena::read_csv("").unwrap_err().contains("line 1 is not"));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let alphabet = b"0123456789,.-ae\n\xff";
+    for _ in 0..5_000 {
+        let mut bytes = good.as_bytes().to_vec();
+        for _ in 0..rng.random_range(1..4) {
+            let at = rng.random_range(0..bytes.len());
+            match rng.random_range(0..3) {
+                0 => bytes[at] = alphabet[rng.random_range(0..alphabet.len())],
+                1 => {
+                    bytes.remove(at);
+                }
+                _ => bytes.insert(at, alphabet[rng.random_range(0..alphabet.len())]),
+            }
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        if let Err(e) = arena::read_csv(&text) {
+            assert!(e.starts_with("line "), "{e}");
+        }
+    }
 }
 
 #[test]

@@ -19,6 +19,8 @@ mod series;
 mod signals;
 mod solve;
 mod solved;
+#[cfg(feature = "torch")]
+mod summary;
 mod tablebase;
 #[cfg(feature = "torch")]
 mod train;
@@ -74,6 +76,10 @@ enum Command {
     /// Train a policy-value network by self-play (AlphaZero-style PUCT, tch).
     #[cfg(feature = "torch")]
     Train(Box<train::TrainArgs>),
+    /// What a training run made and how strong it is: its training, its last measurement on
+    /// exact positions, the arenas it played, where the plots are.
+    #[cfg(feature = "torch")]
+    Summary(summary::Args),
 }
 
 fn main() -> ExitCode {
@@ -98,6 +104,8 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(args),
         #[cfg(feature = "torch")]
         Command::Train(args) => train::run(*args, &typed(&matches, "train")),
+        #[cfg(feature = "torch")]
+        Command::Summary(args) => summary::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Solve(args) => solve::run(args),
         Command::Tablebase(args) => tablebase::run(args),

@@ -1,6 +1,6 @@
 //! `sowing play` against a trained network: a tiny run made by `sowing train`, then a game with
 //! `--opponent az:RUN:TIME` and `--explain`, which prints the network's value and principal line
-//! after each of its moves.
+//! after each of its moves; and `sowing summary` of such a run and an arena it played.
 #![cfg(feature = "torch")]
 
 use std::io::Write;
@@ -10,10 +10,9 @@ fn sowing() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sowing"))
 }
 
-#[test]
-fn a_network_opponent_with_a_time_explains_its_moves() {
-    let dir = std::env::temp_dir().join(format!("sowing-play-az-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+/// A run of one tiny iteration in `dir`.
+fn train_tiny(dir: &std::path::Path) {
+    let _ = std::fs::remove_dir_all(dir);
     let trained = sowing()
         .args([
             "train",
@@ -41,10 +40,83 @@ fn a_network_opponent_with_a_time_explains_its_moves() {
             "0",
         ])
         .args(["--threads", "1", "--out"])
-        .arg(&dir)
+        .arg(dir)
         .output()
         .unwrap();
     assert!(trained.status.success(), "{trained:?}");
+}
+
+#[test]
+fn a_summary_says_what_was_trained_and_how_its_matches_went() {
+    let dir = std::env::temp_dir().join(format!("sowing-summary-az-{}", std::process::id()));
+    train_tiny(&dir);
+    let csv = dir.join("arena.csv");
+    let arena = sowing()
+        .args([
+            "arena",
+            "--variant",
+            "en-dodoi-6",
+            "--games",
+            "4",
+            "--threads",
+            "1",
+        ])
+        .arg("--agents")
+        .arg(format!("random,az:{}:4", dir.display()))
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(arena.status.success(), "{arena:?}");
+    let out = sowing()
+        .arg("summary")
+        .arg("--run")
+        .arg(&dir)
+        .arg("--match")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("trained   en-dodoi-6: a 8 x 1 mlp network by self-play, 1 iteration in "),
+        "{text}"
+    );
+    // The arena had the network second; the summary reads it from the network's side.
+    let line = text.lines().find(|l| l.contains("  match ")).unwrap();
+    assert!(
+        line.contains(&format!("az:{}:4 against random: ", dir.display()))
+            && line.contains(" of 4 games ("),
+        "{line}"
+    );
+    assert!(
+        text.contains("metrics.csv (one row per iteration"),
+        "{text}"
+    );
+    // A file that is not an arena's CSV is refused, naming it and its line.
+    std::fs::write(&csv, "not,a,csv\n").unwrap();
+    let refused = sowing()
+        .arg("summary")
+        .arg("--run")
+        .arg(&dir)
+        .arg("--match")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(refused.stderr).unwrap();
+    assert!(
+        !refused.status.success()
+            && stderr.contains(&csv.display().to_string())
+            && stderr.contains("line 1 is not an arena's CSV header"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_network_opponent_with_a_time_explains_its_moves() {
+    let dir = std::env::temp_dir().join(format!("sowing-play-az-{}", std::process::id()));
+    train_tiny(&dir);
     let play = |explain: bool| {
         let mut command = sowing();
         command
