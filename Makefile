@@ -11,7 +11,7 @@ TORCH_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH L
 # The main job trains on the Maasai game's own board, 2x8 (en-dodoi-8), whose 2-ply openings are
 # seldom decided, so a match there measures the players.
 DEMO_RUN := runs/demo-en-dodoi-8
-DEMO_TRAIN := --variant en-dodoi-8 --minutes 6 --seed 0 --eval-every 20 --hidden 128 --blocks 4
+DEMO_TRAIN := --variant en-dodoi-8 --minutes 9 --seed 0 --eval-every 20 --hidden 128 --blocks 4
 # Matches of 200 games from 2-ply openings, both sides of each.
 DEMO_MATCH := --variant en-dodoi-8 --games 200 --seed 3 --opening 2
 
