@@ -2,8 +2,10 @@
 """Exact positions labelled per second on Ray (`sowing.ray.positions`, `make bench`): the same
 set made with 1 and with 2 Ray workers on a local cluster, en-dodoi-6 with a table of 16 seeds
 (built here once, about a minute), the labels checked equal; the figures with the machine's load
-average, since the machine may be shared. Also the memory of a worker before and after it reads
-the table (each worker reads the file into its own memory). Target: 2 workers at least 1.6x one.
+average, since the machine may be shared. Also the memory of a worker before and after it opens
+the table: the table is mapped read-only, so its pages are the file's, counted once for all the
+workers of a machine (the kernel's proportional share, Pss, splits them between the workers that
+map them). Target: 2 workers at least 1.6x one.
 """
 
 from __future__ import annotations
@@ -27,12 +29,31 @@ def load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def table_pages(path: str) -> dict[str, int]:
+    """kB of the mapping of `path` in this process: resident, proportional share, private."""
+    name, inside, seen = str(Path(path).resolve()), False, {"Rss": 0, "Pss": 0, "Private": 0}
+    smaps = Path("/proc/self/smaps")
+    if not smaps.exists():
+        return seen
+    for line in smaps.read_text().splitlines():
+        first = line.split()[0]
+        if "-" in first and not first.endswith(":"):
+            inside = line.endswith(name)
+        elif inside and first in ("Rss:", "Pss:"):
+            seen[first[:-1]] += int(line.split()[1])
+        elif inside and first in ("Private_Clean:", "Private_Dirty:"):
+            seen["Private"] += int(line.split()[1])
+    return seen
+
+
 @ray.remote(num_cpus=1)
-def worker_memory(settings: dict) -> tuple[int, int]:
-    """Peak resident memory of a worker (kB) before and after it opened the table and labelled."""
+def worker_memory(settings: dict) -> tuple[int, int, dict[str, int]]:
+    """Peak resident memory of a worker (kB) before and after it opened the table and labelled,
+    and what of it is the table's mapping."""
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     positions._labelling(settings).label(0, 2)
-    return before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return before, after, table_pages(settings["tablebase"])
 
 
 def run(settings: dict, count: int, workers: int, out: Path) -> tuple[float, bytes, tuple]:
@@ -63,14 +84,16 @@ def main() -> int:
           f"{time.perf_counter() - start:.0f} s [load {load()}]")
     settings = {"variant": "en-dodoi-6", "tablebase": str(table), "seed": 1}
     one, file1, mem = run(settings, args.count, 1, work / "one.jsonl")
-    two, file2, _ = run(settings, args.count, 2, work / "two.jsonl")
+    two, file2, mem2 = run(settings, args.count, 2, work / "two.jsonl")
     assert file1 == file2, "1 and 2 workers wrote different files"
     ok = two / one >= 1.6
     print(f"Ray position labelling, {args.count} positions (default agents and --nodes): 1 worker "
           f"{one:.1f} positions/s, 2 workers {two:.1f}: {two / one:.2f}x (target >= 1.6) "
           f"{'ok' if ok else 'MISSED'}; files equal [load {load()}]")
     print(f"a worker's peak memory: {mem[0] / 1024:.0f} MB before the table, {mem[1] / 1024:.0f} MB "
-          f"after reading it and labelling")
+          f"after opening it and labelling, of which the mapped table {mem[2]['Rss'] / 1024:.0f} MB "
+          f"resident, {mem[2]['Private'] / 1024:.0f} MB private; with 2 workers each one's share "
+          f"of the table (Pss) is {mem2[2]['Pss'] / 1024:.0f} MB")
     return 0
 
 

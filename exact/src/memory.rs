@@ -139,6 +139,12 @@ pub fn usable() -> Option<u64> {
     Some(limit)
 }
 
+/// Whether `bytes` more of address space can be had now with [`HEADROOM`] to spare, whatever
+/// the memory available: what a file mapping needs.
+pub fn addressable(bytes: u128) -> bool {
+    granted_with_room(bytes)
+}
+
 /// Whether the allocator grants `bytes` and [`HEADROOM`] beside them now.
 fn granted_with_room(bytes: u128) -> bool {
     granted(bytes.saturating_add(u128::from(HEADROOM)))

@@ -1,13 +1,14 @@
 //! Tablebase files: a table written and read back is the same table; every damaged file (a
 //! flipped byte anywhere, a truncation at any length, bytes added, another magic or version), a
 //! file of other rules, and a table beyond the machine's memory is a clear error that names the
-//! file and what was wrong, never a panic.
+//! file and what was wrong, never a panic. The same holds for a table mapped and one read into
+//! memory: every damaged file is opened both ways.
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{Board, Player, Rules, RulesSpec, Trigger};
 use sowing_exact::tablebase::{
-    BuildOptions, MAGIC, PositionIndex, Tablebase, TablebaseError, VERSION, build_bytes,
+    BuildOptions, Load, MAGIC, PositionIndex, Tablebase, TablebaseError, VERSION, build_bytes,
 };
 use std::path::PathBuf;
 
@@ -51,21 +52,25 @@ fn all_probes(table: &Tablebase) -> Vec<(i32, bool)> {
         .collect()
 }
 
-/// Open `bytes` written to `path`: it must be refused as damaged, with the file named.
+/// Open `bytes` written to `path`, mapped and read: it must be refused as damaged both ways,
+/// with the same message, naming the file.
 fn assert_refused(path: &PathBuf, bytes: &[u8], what: &str) -> String {
     std::fs::write(path, bytes).unwrap();
-    match Tablebase::open(path) {
-        Err(e @ TablebaseError::Damaged { .. }) => {
-            let message = e.to_string();
-            assert!(
-                message.contains(&path.display().to_string()),
-                "{what}: {message}"
-            );
-            message
-        }
-        Err(other) => panic!("{what}: expected a damaged file, got {other}"),
-        Ok(_) => panic!("{what}: a damaged file was accepted"),
-    }
+    let [mapped, read] =
+        [Load::Map, Load::Copy].map(|load| match Tablebase::open_with(path, load) {
+            Err(e @ TablebaseError::Damaged { .. }) => {
+                let message = e.to_string();
+                assert!(
+                    message.contains(&path.display().to_string()),
+                    "{what}: {message}"
+                );
+                message
+            }
+            Err(other) => panic!("{what} ({load:?}): expected a damaged file, got {other}"),
+            Ok(_) => panic!("{what} ({load:?}): a damaged file was accepted"),
+        });
+    assert_eq!(mapped, read, "{what}");
+    mapped
 }
 
 #[test]
@@ -96,6 +101,35 @@ fn a_table_written_and_read_back_is_the_same() {
     let mut again = back;
     again.write(&path).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_mapped_table_is_the_file_shared_and_probes_as_one_read_into_memory() {
+    let (table, path, _) = written("mapped");
+    let mapped = Tablebase::open(&path).unwrap();
+    let read = Tablebase::open_with(&path, Load::Copy).unwrap();
+    assert!(mapped.is_mapped() && !read.is_mapped() && !table.is_mapped());
+    assert_eq!(all_probes(&mapped), all_probes(&table));
+    assert_eq!(all_probes(&read), all_probes(&table));
+    // The values are the file's pages, not a copy: the process's map lists the file.
+    if let Ok(maps) = std::fs::read_to_string("/proc/self/maps") {
+        let name = std::fs::canonicalize(&path).unwrap().display().to_string();
+        assert!(
+            maps.lines().any(|l| l.ends_with(&name)),
+            "{name} not in\n{maps}"
+        );
+    }
+    // A clone holds bytes of its own and probes the same.
+    let copy = mapped.clone();
+    assert!(!copy.is_mapped());
+    assert_eq!(all_probes(&copy), all_probes(&table));
+    // Replacing the file, as every writer here does (a temporary renamed over it), leaves the
+    // mapped table as it was checked: it still probes the old values.
+    let mut smaller = Tablebase::build(&small_rules(), 3, &BuildOptions::default()).unwrap();
+    smaller.write(&path).unwrap();
+    assert_eq!(Tablebase::open(&path).unwrap().max_seeds(), 3);
+    assert_eq!(all_probes(&mapped), all_probes(&table));
     std::fs::remove_file(&path).unwrap();
 }
 

@@ -10,7 +10,7 @@ use crate::state::PyState;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use sowing_env::State;
-use sowing_exact::tablebase::{BuildOptions, Probe, Tablebase};
+use sowing_exact::tablebase::{BuildOptions, Load, Probe, Tablebase};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -116,18 +116,36 @@ impl PyTablebase {
 #[pymethods]
 impl PyTablebase {
     /// Read a tablebase file, checking all of it; with `rules`, also refuse a table of rules
-    /// whose game tree differs.
+    /// whose game tree differs. With `mmap` (the default) the file is mapped read-only, so that
+    /// every process that opens it (Ray workers, a `multiprocessing` pool) shares one copy;
+    /// `mmap=False` reads it into memory of this process's own.
     #[new]
-    #[pyo3(signature = (path, rules = None))]
-    fn new(py: Python<'_>, path: PathBuf, rules: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    #[pyo3(signature = (path, rules = None, mmap = true))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        rules: Option<&Bound<'_, PyAny>>,
+        mmap: bool,
+    ) -> PyResult<Self> {
         let rules = rules.map(rules_arg).transpose()?;
+        let load = if mmap { Load::Map } else { Load::Copy };
         let table = py.detach(|| {
-            guard(|| match rules {
-                Some(rules) => Tablebase::open_for(&path, &rules),
-                None => Tablebase::open(&path),
+            guard(|| {
+                let table = Tablebase::open_with(&path, load)?;
+                if let Some(rules) = rules {
+                    table.check_rules(&rules)?;
+                }
+                Ok(table)
             })
         })?;
         table.map(PyTablebase).map_err(to_py)
+    }
+
+    /// Whether the table's values are its file mapped read-only (shared with every process
+    /// that maps it) rather than a copy of this process's own.
+    #[getter]
+    fn mapped(&self) -> bool {
+        self.0.is_mapped()
     }
 
     /// Solve every position of `variant` (a preset name or Rules) with at most `max_seeds`

@@ -2,8 +2,12 @@
 max_seeds, 0 for a game over, the best move's value is the position's), and every bad input a
 clear exception naming the file or the field, never a crash."""
 
+import pickle
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -133,3 +137,41 @@ def test_building_releases_the_gil(tmp_path):
     assert time.perf_counter() - start >= 0.3
     # With the GIL held by the build, this thread could not have run during it.
     assert ticks >= 50
+
+
+def test_a_table_is_mapped_and_shared_by_the_processes_that_open_it(table, tmp_path):
+    """The default maps the file read-only: a second process that opens it uses the same pages
+    (the kernel counts them as shared), where mmap=False holds a copy of its own."""
+    assert table.mapped
+    read = Tablebase(table.path, rules=RULES, mmap=False)
+    assert not read.mapped
+    state = position([2, 0, 1, 0, 1, 1, 0, 3])
+    assert read.move_values(state) == table.move_values(state)
+    assert pickle.loads(pickle.dumps(table)).mapped
+    smaps = Path("/proc/self/smaps")
+    if not smaps.exists():
+        pytest.skip("no /proc/PID/smaps to read the sharing from")
+    child = """
+import sys
+from pathlib import Path
+import sowing
+t = sowing.Tablebase(sys.argv[1])
+name, shared, inside = str(Path(sys.argv[1]).resolve()), 0, False
+for line in Path("/proc/self/smaps").read_text().splitlines():
+    first = line.split()[0]
+    if "-" in first and not first.endswith(":"):
+        inside = line.endswith(name)
+    elif inside and first in ("Shared_Clean:", "Shared_Dirty:"):
+        shared += int(line.split()[1])
+print(t.mapped, shared)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", child, str(table.path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.split()
+    # This process holds the table mapped (the fixture) while the child maps it too.
+    assert out[0] == "True"
+    assert int(out[1]) > 0, "the child's pages of the table are not shared with this process"

@@ -23,11 +23,14 @@
 
 use super::error::TablebaseError;
 use super::index::count;
+#[cfg(unix)]
+use super::values::Mapping;
+use super::values::{Load, Values};
 use super::{CYCLIC, Cyclic, NEG_INF, POS_INF, memory, widen};
 use serde::{Deserialize, Serialize};
 use sowing_env::Rules;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// The first bytes of every tablebase file.
@@ -111,9 +114,13 @@ pub(crate) fn write(
     .map_err(|e| TablebaseError::io(path, "write", e.source))
 }
 
-/// Read and check a table: its header, then its values (after checking the memory they need)
-/// and the bounds of its cyclic positions.
-pub(crate) fn read(path: &Path) -> Result<(Header, Vec<u8>, Vec<Cyclic>), TablebaseError> {
+/// Read and check a table: its header, then its values (mapped or read, as `load` says, after
+/// checking the memory they need) and the bounds of its cyclic positions. Every byte is checked
+/// either way: a mapped table is read through once by the checksum.
+pub(crate) fn read(
+    path: &Path,
+    load: Load,
+) -> Result<(Header, Values, Vec<Cyclic>), TablebaseError> {
     let io = |e| TablebaseError::io(path, "read", e);
     let damaged = |what: String| TablebaseError::damaged(path, what);
     let mut file = File::open(path).map_err(io)?;
@@ -165,8 +172,15 @@ pub(crate) fn read(path: &Path) -> Result<(Header, Vec<u8>, Vec<Cyclic>), Tableb
             header.positions, header.max_seeds
         )));
     }
-    memory::check_open(&format!("opening tablebase {}", path.display()), positions)?;
-    let values_end = FIXED as u64 + u64::from(header_len) + header.positions;
+    let values_start = FIXED as u64 + u64::from(header_len);
+    let values_end = values_start + header.positions;
+    // The memory first, as a table too large to hold is refused whatever else is wrong.
+    let what = format!("opening tablebase {}", path.display());
+    match load {
+        #[cfg(unix)]
+        Load::Map => memory::check_map(&what, u128::from(values_end))?,
+        _ => memory::check_open(&what, positions)?,
+    }
     if size < values_end + 8 {
         return Err(damaged(format!(
             "{size} bytes, but its header makes {} before the count of cyclic positions: it is \
@@ -174,8 +188,20 @@ pub(crate) fn read(path: &Path) -> Result<(Header, Vec<u8>, Vec<Cyclic>), Tableb
             values_end + 8
         )));
     }
-    let mut values = vec![0u8; header.positions as usize];
-    file.read_exact(&mut values).map_err(io)?;
+    let values = match load {
+        #[cfg(unix)]
+        Load::Map => {
+            let map = Mapping::new(&file, values_start as usize, header.positions as usize)
+                .map_err(|e| TablebaseError::io(path, "map", e))?;
+            file.seek(SeekFrom::Start(values_end)).map_err(io)?;
+            Values::Mapped(map)
+        }
+        _ => {
+            let mut values = vec![0u8; header.positions as usize];
+            file.read_exact(&mut values).map_err(io)?;
+            Values::Owned(values)
+        }
+    };
     let mut count = [0u8; 8];
     file.read_exact(&mut count).map_err(io)?;
     let cyclic_count = u64::from_le_bytes(count);

@@ -5,7 +5,7 @@
 
 use super::error::TablebaseError;
 use super::index::{count, layer_len};
-use crate::memory::{fits, usable};
+use crate::memory::{addressable, fits, usable};
 
 /// Bytes of working memory per position of the layer being solved, at most: its best exits for
 /// the value, `L` and `H` (3 bytes), its in-layer moves as bits (2) and as a count (1), the
@@ -53,6 +53,23 @@ pub(crate) fn check_build(
 /// Refuse to read `needed` bytes into memory when the machine has less available.
 pub(crate) fn check_open(what: &str, needed: u128) -> Result<(), TablebaseError> {
     if fits(needed) {
+        return Ok(());
+    }
+    Err(TablebaseError::OutOfMemory {
+        what: what.to_string(),
+        needed,
+        available: usable().unwrap_or(u64::MAX),
+        largest_fit: None,
+    })
+}
+
+/// Refuse to map `needed` bytes of a file where the address space (`ulimit -v`) has no room
+/// for them. A mapping takes no memory of the process's own: its pages are the file's, in the
+/// page cache, read as probed and given back under pressure, so the memory available is not
+/// asked.
+#[cfg(unix)]
+pub(crate) fn check_map(what: &str, needed: u128) -> Result<(), TablebaseError> {
+    if addressable(needed) {
         return Ok(());
     }
     Err(TablebaseError::OutOfMemory {

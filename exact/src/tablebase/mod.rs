@@ -64,17 +64,20 @@ mod error;
 mod file;
 mod index;
 mod memory;
+mod values;
 
 pub use build::{BuildOptions, BuildProgress, Stage};
 pub use error::TablebaseError;
 pub use file::{MAGIC, MAX_SEEDS, VERSION};
 pub use index::PositionIndex;
 pub use memory::build_bytes;
+pub use values::Load;
 
 use crate::wdl::Wdl;
 use serde::Serialize;
 use sowing_env::{Board, Player, Rules, State};
 use std::path::{Path, PathBuf};
+use values::Values;
 
 /// The stored byte of a position whose bounds differ (endless play is within reach and matters
 /// to someone): its value and bounds are in the table's side list of [`Cyclic`] entries.
@@ -260,13 +263,14 @@ impl Checkpoint<'_> {
 }
 
 /// The values of every position with at most [`Tablebase::max_seeds`] seeds on the board.
-/// A clone copies the values (a byte per position).
+/// A clone copies the values (a byte per position) into memory of its own, mapped or not.
 #[derive(Clone)]
 pub struct Tablebase {
     rules: Rules,
     index: PositionIndex,
-    /// One byte per position, in index order: the value as `i8`, or [`CYCLIC`].
-    values: Vec<u8>,
+    /// One byte per position, in index order: the value as `i8`, or [`CYCLIC`]; the file mapped
+    /// read-only, or bytes of its own.
+    values: Values,
     /// The bounds of every [`CYCLIC`] position, by index.
     cyclic: Vec<Cyclic>,
     /// The file it was read from or written to.
@@ -325,7 +329,10 @@ impl Tablebase {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(TablebaseError::io(path, "read", e)),
             Ok(_) => {
-                let done = Tablebase::open_for(path, rules)?;
+                // Read, not mapped: the build extends these values, and the checkpoint is
+                // rewritten while they are in use.
+                let done = Tablebase::open_with(path, Load::Copy)?;
+                done.check_rules(rules)?;
                 if done.max_seeds() > max_seeds {
                     return Err(TablebaseError::Unsupported {
                         message: format!(
@@ -344,7 +351,7 @@ impl Tablebase {
         let resumed = from.as_ref().map(Tablebase::max_seeds);
         let from = from.map(|t| build::Solved {
             seeds: t.max_seeds() as usize,
-            values: t.values,
+            values: t.values.into_vec(),
             cyclic: t.cyclic,
         });
         let mut last = std::time::Instant::now();
@@ -414,18 +421,26 @@ impl Tablebase {
         Ok(Tablebase {
             rules: *rules,
             index,
-            values,
+            values: Values::Owned(values),
             cyclic,
             path: None,
         })
     }
 
-    /// Read a table from `path`, checking all of it. Errors name the file and what was wrong:
-    /// [`TablebaseError::Io`], [`TablebaseError::Damaged`] (not a tablebase, another format
-    /// version, truncated, a checksum that does not match), [`TablebaseError::OutOfMemory`].
+    /// Read a table from `path`, checking all of it, its values mapped read-only
+    /// ([`Load::Map`]: processes that open one file share one copy). Errors name the file and
+    /// what was wrong: [`TablebaseError::Io`], [`TablebaseError::Damaged`] (not a tablebase,
+    /// another format version, truncated, a checksum that does not match),
+    /// [`TablebaseError::OutOfMemory`].
     pub fn open(path: impl AsRef<Path>) -> Result<Tablebase, TablebaseError> {
+        Tablebase::open_with(path, Load::Map)
+    }
+
+    /// [`Tablebase::open`], with the values mapped or read into memory as `load` says. The
+    /// checks and the errors are the same either way.
+    pub fn open_with(path: impl AsRef<Path>, load: Load) -> Result<Tablebase, TablebaseError> {
         let path = path.as_ref();
-        let (header, values, cyclic) = file::read(path)?;
+        let (header, values, cyclic) = file::read(path, load)?;
         let index = PositionIndex::new(2 * header.rules.holes(), header.max_seeds as usize)
             .expect("the header's count was checked");
         Ok(Tablebase {
@@ -495,6 +510,12 @@ impl Tablebase {
     /// The file the table was read from or last written to.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
+    }
+
+    /// Whether the values are the file mapped read-only ([`Load::Map`]), shared with every
+    /// process that maps it, rather than bytes of this table's own.
+    pub fn is_mapped(&self) -> bool {
+        self.values.is_mapped()
     }
 
     /// The value of `state` for the player to move (see the module documentation): 0 for a

@@ -301,11 +301,21 @@ class Tablebase:
     """The exact value of every position with at most ``max_seeds`` seeds on the board
     (docs/tablebase.md). ``Tablebase(path)`` reads a file, checking all of it (a damaged file is
     a ``ValueError`` naming it); with ``rules``, a table of rules whose game tree differs is
-    refused too. Reading, building and writing release the GIL. A copy holds the values in memory
-    of its own; a pickle names the file, which the copy opens and checks (a table never written
+    refused too. The file is mapped read-only (``mmap=True``, the default), so processes that
+    open one table share one copy of it; ``mmap=False`` reads it into memory of this process's
+    own. Reading, building and writing release the GIL. A copy holds the values in memory of its
+    own; a pickle names the file, which the copy opens (mapped) and checks (a table never written
     cannot be pickled: ``TypeError``)."""
 
-    def __new__(cls, path: str | os.PathLike[str], rules: str | Rules | None = None) -> Self: ...
+    def __new__(
+        cls,
+        path: str | os.PathLike[str],
+        rules: str | Rules | None = None,
+        mmap: bool = True,
+    ) -> Self: ...
+    @property
+    def mapped(self) -> bool:
+        """Whether the values are the file mapped read-only, shared with other processes."""
     @staticmethod
     def build(
         variant: str | Rules,
