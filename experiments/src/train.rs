@@ -301,11 +301,17 @@ fn finished(trainer: &Trainer, first: u32) -> String {
     )
 }
 
-/// One line per iteration: time, self-play speed, losses, win rates, Elo.
+/// One line per iteration: time, self-play speed, losses, win rates, Elo. An iteration whose
+/// games ended after `--minutes` took no training step: it says so rather than show losses of 0.
 fn summary(m: &IterationMetrics) -> String {
+    let losses = if m.steps == 0 {
+        "no training step (time was up)".to_string()
+    } else {
+        format!("loss p {:.3} v {:.3}", m.policy_loss, m.value_loss)
+    };
     let mut line = format!(
-        "iter {:>3} {:>6.0}s | {:>4} games {:>6.0} pos/s | loss p {:.3} v {:.3} |",
-        m.iteration, m.seconds, m.games, m.positions_per_sec, m.policy_loss, m.value_loss
+        "iter {:>3} {:>6.0}s | {:>4} games {:>6.0} pos/s | {losses} |",
+        m.iteration, m.seconds, m.games, m.positions_per_sec
     );
     for r in &m.eval {
         let _ = write!(line, " {} {:.0}%", r.opponent, 100.0 * r.win_rate());
@@ -605,6 +611,19 @@ mod tests {
             "{line}"
         );
         assert!(!summary(&metrics(2, false, false)).contains("keeps result"));
+        assert!(line.contains("| loss p 1.000 v 0.200 |"), "{line}");
+        let late = IterationMetrics {
+            steps: 0,
+            policy_loss: 0.0,
+            value_loss: 0.0,
+            ..metrics(3, false, false)
+        };
+        let line = summary(&late);
+        assert!(
+            line.contains("| no training step (time was up) |"),
+            "{line}"
+        );
+        assert!(!line.contains("loss p"), "{line}");
     }
 
     /// The flags lie over a config file's settings, which lie over the defaults; the settings
