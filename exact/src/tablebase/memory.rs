@@ -52,15 +52,7 @@ pub(crate) fn check_build(
 
 /// Refuse to read `needed` bytes into memory when the machine has less available.
 pub(crate) fn check_open(what: &str, needed: u128) -> Result<(), TablebaseError> {
-    if fits(needed) {
-        return Ok(());
-    }
-    Err(TablebaseError::OutOfMemory {
-        what: what.to_string(),
-        needed,
-        available: usable().unwrap_or(u64::MAX),
-        largest_fit: None,
-    })
+    refuse_unless(fits(needed), what, needed)
 }
 
 /// Refuse to map `needed` bytes of a file where the address space (`ulimit -v`) has no room
@@ -69,7 +61,12 @@ pub(crate) fn check_open(what: &str, needed: u128) -> Result<(), TablebaseError>
 /// asked.
 #[cfg(unix)]
 pub(crate) fn check_map(what: &str, needed: u128) -> Result<(), TablebaseError> {
-    if addressable(needed) {
+    refuse_unless(addressable(needed), what, needed)
+}
+
+/// Nothing when `room`; else the error of a file that needs `needed` bytes for `what`.
+fn refuse_unless(room: bool, what: &str, needed: u128) -> Result<(), TablebaseError> {
+    if room {
         return Ok(());
     }
     Err(TablebaseError::OutOfMemory {
