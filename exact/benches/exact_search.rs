@@ -1,7 +1,7 @@
 //! Exact search speed, in positions (nodes) per second, on one thread: the result search
 //! labelling the mid-game and endgame positions of the committed en-dodoi-6 set (every move
 //! of each, as `sowing positions` labels them) with a table of `SOWING_TB_SEEDS` seeds (default
-//! 14), and the win prover bracketing en-dodoi-6's start with the same table. Run with
+//! 14), by proof numbers and depth first, and the win prover bracketing en-dodoi-6's start with the same table. Run with
 //! `cargo bench -p sowing-exact --bench exact_search`. Nodes per CPU-second (from
 //! `/proc/thread-self/schedstat`) are given beside the wall-clock rate, which a busy machine
 //! dilutes.
@@ -10,7 +10,7 @@ use sowing_env::{Rules, State};
 use sowing_exact::Solver;
 use sowing_exact::positions::PositionSet;
 use sowing_exact::tablebase::{BuildOptions, Tablebase};
-use sowing_exact::value::ResultSearch;
+use sowing_exact::value::{Order, ResultSearch};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -53,8 +53,8 @@ fn main() {
     let set = PositionSet::read(path).expect("the committed set");
 
     // The result search on the set's positions the table does not hold, 2 million nodes each
-    // at most (the default of `sowing positions`), the transposition table cleared before each.
-    let mut search = ResultSearch::new(22).with_tablebase(Arc::clone(&table));
+    // at most (the default of `sowing positions`), the transposition table cleared before each,
+    // in both orders: what each settles, and how fast it makes positions.
     let outside: Vec<&State> = set
         .positions
         .iter()
@@ -62,19 +62,24 @@ fn main() {
         .filter(|s| table.value(s).is_none())
         .take(200)
         .collect();
-    let (wall, cpu) = (Instant::now(), cpu_seconds());
-    let (mut nodes, mut settled) = (0u64, 0usize);
-    for state in &outside {
-        search.clear();
-        settled += usize::from(search.move_results(state, 2_000_000).is_some());
-        nodes += search.nodes();
+    for order in [Order::ProofNumber, Order::DepthFirst] {
+        let mut search = ResultSearch::new(22)
+            .with_tablebase(Arc::clone(&table))
+            .with_order(order);
+        let (wall, cpu) = (Instant::now(), cpu_seconds());
+        let (mut nodes, mut settled) = (0u64, 0usize);
+        for state in &outside {
+            search.clear();
+            settled += usize::from(search.move_results(state, 2_000_000).is_some());
+            nodes += search.nodes();
+        }
+        println!(
+            "result search ({order:?}), {} positions of en-dodoi-6 beyond a {seeds}-seed table \
+             ({settled} settled), one thread: {}",
+            outside.len(),
+            rate(nodes, wall, cpu)
+        );
     }
-    println!(
-        "result search, {} positions of en-dodoi-6 beyond a {seeds}-seed table ({settled} \
-         settled), one thread: {}",
-        outside.len(),
-        rate(nodes, wall, cpu)
-    );
 
     // The prover: en-dodoi-6's start, South's lead of 8 and the refutation of 10.
     let mut solver = Solver::new(22).with_tablebase(table);

@@ -105,8 +105,23 @@ pub fn fits(bytes: u128) -> bool {
 /// cannot take much of it, and the check (a reservation made and given back) would cost more
 /// than they do.
 pub fn grow<T>(v: &mut Vec<T>, extra: usize) -> bool {
+    grow_by(v, extra, false)
+}
+
+/// [`grow`], to room for exactly `extra` more (no amortised doubling beyond it): for a buffer
+/// whose size was checked in advance.
+pub fn grow_exact<T>(v: &mut Vec<T>, extra: usize) -> bool {
+    grow_by(v, extra, true)
+}
+
+fn grow_by<T>(v: &mut Vec<T>, extra: usize, exact: bool) -> bool {
     let before = v.capacity();
-    if v.try_reserve(extra).is_err() {
+    let reserved = if exact {
+        v.try_reserve_exact(extra)
+    } else {
+        v.try_reserve(extra)
+    };
+    if reserved.is_err() {
         return false;
     }
     let grown = (v.capacity() - before).saturating_mul(std::mem::size_of::<T>());

@@ -6,7 +6,7 @@
 
 use crate::memory;
 use crate::tablebase::Tablebase;
-use crate::value::ResultSearch;
+use crate::value::{NODE_BYTES, ResultSearch};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -21,19 +21,24 @@ pub const TABLE_BITS: std::ops::RangeInclusive<u32> = 10..=30;
 const SEARCH_STACK: usize = 256 << 20;
 
 /// The threads to search on (`asked`, 0 for one per core), at most `work` (the items to share
-/// out): refused with the reason when the threads are too many or their tables of
-/// `2^table_bits` slots do not fit.
-pub fn threads(asked: usize, table_bits: u32, work: usize) -> Result<usize, String> {
+/// out): refused with the reason when the threads are too many or their memory does not fit:
+/// each a transposition table of `2^table_bits` slots and a proof tree of up to `nodes` nodes.
+pub fn threads(asked: usize, table_bits: u32, nodes: u64, work: usize) -> Result<usize, String> {
     let threads = memory::threads(asked)?.min(work.max(1));
-    // Each thread's search holds its own transposition table of 16-byte slots.
+    // Each thread's search holds its own transposition table of 16-byte slots, and a tree that
+    // grows to at most about the budget's positions.
+    let each = (16u64 << table_bits).saturating_add(nodes.saturating_mul(NODE_BYTES));
     memory::check(
-        &format!("{threads} searches' tables of 2^{table_bits} slots"),
-        threads as u64 * (1u64 << table_bits),
-        16,
+        &format!(
+            "{threads} searches, each with a table of 2^{table_bits} slots and a proof tree of \
+             up to {nodes} positions"
+        ),
+        threads as u64,
+        each,
         0,
-        "slots",
+        "searches",
     )
-    .map_err(|e| format!("{e}: give a smaller --table-bits or fewer --threads"))?;
+    .map_err(|e| format!("{e}: give a smaller --nodes or --table-bits, or fewer --threads"))?;
     Ok(threads)
 }
 
@@ -74,4 +79,20 @@ pub fn map<T: Sync, R: Send>(
         .into_iter()
         .map(|d| d.expect("every item was done"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_whose_proof_trees_do_not_fit_is_refused_before_a_search() {
+        assert_eq!(threads(1, 10, 1000, 5), Ok(1));
+        // 2^40 positions of 96 bytes: no machine has the memory for the tree.
+        let e = threads(1, 10, 1 << 40, 5).unwrap_err();
+        assert!(
+            e.contains("proof tree of up to 1099511627776 positions") && e.contains("--nodes"),
+            "{e}"
+        );
+    }
 }

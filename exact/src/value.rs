@@ -18,6 +18,10 @@
 //! that index is the node's own or deeper. A proof that never meets a repetition above its root
 //! is exact: if the prover can force a win, they can with no position repeated.
 
+mod proof_number;
+
+pub use proof_number::NODE_BYTES;
+
 use crate::prove::children_by;
 use crate::tablebase::Tablebase;
 use crate::wdl::Wdl;
@@ -84,6 +88,20 @@ pub struct ResultSearch {
     budget: u64,
     /// Positions the last call made, in all.
     nodes: u64,
+    /// How each proof is searched.
+    order: Order,
+    /// The proof-number search's tree, kept between proofs for its room.
+    tree: Vec<proof_number::Node>,
+}
+
+/// How the result search grows its proofs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Order {
+    /// Depth first, the likeliest move first (captures), each line to its end.
+    DepthFirst,
+    /// Best first, by proof and disproof numbers.
+    #[default]
+    ProofNumber,
 }
 
 impl std::fmt::Debug for ResultSearch {
@@ -110,7 +128,15 @@ impl ResultSearch {
             made: 0,
             budget: 0,
             nodes: 0,
+            order: Order::default(),
+            tree: Vec::new(),
         }
+    }
+
+    /// The same search growing its proofs in `order`.
+    pub fn with_order(mut self, order: Order) -> ResultSearch {
+        self.order = order;
+        self
     }
 
     /// The same search taking every position `table` holds from it, at once.
@@ -186,13 +212,29 @@ impl ResultSearch {
             return Ok(known);
         }
         let me = state.to_move();
-        if self.forces(state, me)?.yes {
-            return Ok(Wdl::Win);
+        // The player ahead is the likelier winner: their proof first, which settles the
+        // position alone when it holds.
+        let ahead = if state.captured(!me) > state.captured(me) {
+            !me
+        } else {
+            me
+        };
+        if self.proves(state, ahead)? {
+            return Ok(if ahead == me { Wdl::Win } else { Wdl::Loss });
         }
-        if self.forces(state, !me)?.yes {
-            return Ok(Wdl::Loss);
+        if self.proves(state, !ahead)? {
+            return Ok(if ahead == me { Wdl::Loss } else { Wdl::Win });
         }
         Ok(Wdl::Draw)
+    }
+
+    /// Whether `prover` forces a win from `state`, searched from an empty line in this
+    /// search's order.
+    fn proves(&mut self, state: &State, prover: Player) -> Result<bool, Unsettled> {
+        Ok(match self.order {
+            Order::DepthFirst => self.forces(state, prover)?.yes,
+            Order::ProofNumber => self.forces_best_first(state, prover)?.yes,
+        })
     }
 
     /// The result of `state` for its mover when it needs no search: a game over (truncated is a
@@ -221,12 +263,32 @@ impl ResultSearch {
     /// What can be said of "`prover` forces a win from `state`" without searching below it: the
     /// game's end, the table, the transposition table, a repetition on the line.
     fn quick(&self, state: &State, prover: Player) -> Result<Option<Answer>, Unsettled> {
+        if let Some(known) = self.known(state, prover)? {
+            return Ok(Some(known));
+        }
+        let from = self.layer_start.last().copied().unwrap_or(0);
+        let (board, mover) = (*state.board(), state.to_move());
+        if let Some(at) = (from..self.line.len()).find(|&i| self.line[i] == (board, mover)) {
+            return Ok(Some(Answer {
+                yes: false,
+                repeated: at,
+            }));
+        }
+        Ok(None)
+    }
+
+    /// What holds of "`prover` forces a win from `state`" on any line: the game's end, a lead
+    /// the prover cannot overcome, the table, the transposition table.
+    fn known(&self, state: &State, prover: Player) -> Result<Option<Answer>, Unsettled> {
         match state.outcome() {
             Outcome::Won(p) => return Ok(Some(if p == prover { Answer::YES } else { Answer::NO })),
             Outcome::Draw => return Ok(Some(Answer::NO)),
             // Only a line past the ply cap gets here: the cap is not part of a result.
             Outcome::Truncated => return Err(Unsettled),
             Outcome::Ongoing => {}
+        }
+        if conceded(state, prover) {
+            return Ok(Some(Answer::NO));
         }
         if let Some(result) = self.tablebase.as_ref().and_then(|t| t.probe(state)) {
             let mine = result.result(state);
@@ -254,15 +316,41 @@ impl ResultSearch {
                 return Ok(Some(Answer::NO));
             }
         }
-        let from = self.layer_start.last().copied().unwrap_or(0);
-        let (board, mover) = (*state.board(), state.to_move());
-        if let Some(at) = (from..self.line.len()).find(|&i| self.line[i] == (board, mover)) {
-            return Ok(Some(Answer {
-                yes: false,
-                repeated: at,
-            }));
-        }
         Ok(None)
+    }
+
+    /// Store what a search found of "`prover` forces a win from `state`" (an answer true on any
+    /// line), and the move that decided it.
+    fn store(&mut self, state: &State, prover: Player, yes: bool, decisive: Option<usize>) {
+        let key = position_key(state);
+        let at = self.index(key);
+        let bit = match (state.to_move() == prover, yes) {
+            (true, true) => WINS,
+            (true, false) => NO_WIN,
+            (false, true) => LOSES,
+            (false, false) => NO_LOSS,
+        };
+        let generation = self.generation;
+        let slot = &mut self.slots[at];
+        if slot.key != key || slot.generation != generation {
+            *slot = Slot {
+                key,
+                generation,
+                known: 0,
+                hint: 0,
+            };
+        }
+        slot.known |= bit;
+        if let Some(a) = decisive {
+            slot.hint = a as u8;
+        }
+    }
+
+    /// The move a stored answer for `state` recorded, tried first.
+    fn hint(&self, state: &State) -> Option<u8> {
+        let key = position_key(state);
+        let slot = self.slots[self.index(key)];
+        (slot.key == key && slot.generation == self.generation).then_some(slot.hint)
     }
 
     fn index(&self, key: u64) -> usize {
@@ -277,10 +365,7 @@ impl ResultSearch {
         if self.line.len() >= MAX_LINE {
             return Err(Unsettled);
         }
-        let key = position_key(state);
-        let at = self.index(key);
-        let slot = self.slots[at];
-        let hint = (slot.key == key && slot.generation == self.generation).then_some(slot.hint);
+        let hint = self.hint(state);
         let depth = self.line.len();
         let entering_layer = self.line.last().is_none_or(|(b, _)| {
             b.sum(0, 2 * state.holes()) != state.board().sum(0, 2 * state.holes())
@@ -298,27 +383,7 @@ impl ResultSearch {
         // A "no" that went through a repetition above this node holds only on this line.
         let own = answer.yes || answer.repeated >= depth;
         if own {
-            let proving = state.to_move() == prover;
-            let bit = match (proving, answer.yes) {
-                (true, true) => WINS,
-                (true, false) => NO_WIN,
-                (false, true) => LOSES,
-                (false, false) => NO_LOSS,
-            };
-            let generation = self.generation;
-            let slot = &mut self.slots[at];
-            if slot.key != key || slot.generation != generation {
-                *slot = Slot {
-                    key,
-                    generation,
-                    known: 0,
-                    hint: 0,
-                };
-            }
-            slot.known |= bit;
-            if let Some(a) = decisive {
-                slot.hint = a as u8;
-            }
+            self.store(state, prover, answer.yes, decisive);
         }
         Ok(Answer {
             yes: answer.yes,
@@ -399,6 +464,19 @@ fn ordered_children(state: &State, hint: Option<u8>) -> ([(usize, State); MAX_HO
         let gained = i32::from(child.captured(me)) - i32::from(state.captured(me));
         gained + if hint == Some(a as u8) { 1_000 } else { 0 }
     })
+}
+
+/// Whether `prover` can no longer win `state`, a game not over: the opponent holds at least half
+/// of all the seeds. Captures never go back, and the seeds left on the board go to a player when
+/// the game ends, so the prover's final total stays at most half (or the game never ends, a
+/// draw). The converse does not hold: a player with more than half still has to make the game
+/// end, and the opponent may hold it in a cycle.
+fn conceded(state: &State, prover: Player) -> bool {
+    let captures = state.captures();
+    let total = state.board().sum(0, 2 * state.holes())
+        + u32::from(captures.south)
+        + u32::from(captures.north);
+    2 * u32::from(state.captured(!prover)) >= total
 }
 
 /// A 64-bit key of what decides a result: the board, the captures and the player to move (not

@@ -3,6 +3,7 @@
 //! table's result, with one transposition table shared by all of them in a shuffled order (where
 //! a stored answer that depended on a repetition would show), with a tiny table (collisions),
 //! and with a small tablebase at the leaves; and against the solver on endgames of en-dodoi-6.
+//! Each in both orders of the search: depth first and by proof numbers.
 
 mod common;
 
@@ -12,6 +13,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{ByPlayer, Direction, Player, Rules, State, Trigger};
 use sowing_exact::tablebase::{BuildOptions, Tablebase};
+use sowing_exact::value::Order;
 use sowing_exact::{ResultSearch, Solver, Wdl};
 use std::sync::Arc;
 
@@ -35,6 +37,9 @@ fn every_state(rules: &Rules) -> Vec<State> {
     }
     out
 }
+
+/// Both orders the search grows its proofs in.
+const ORDERS: [Order; 2] = [Order::DepthFirst, Order::ProofNumber];
 
 /// Rule sets whose whole game a table holds: both triggers, both directions, a lap cap that
 /// makes many moves endless.
@@ -74,12 +79,16 @@ fn every_result_equals_the_whole_game_table_with_a_shared_transposition_table() 
             Tablebase::build(&rules, rules.total_seeds() as u32, &BuildOptions::default()).unwrap();
         let mut states = every_state(&rules);
         states.shuffle(&mut ChaCha8Rng::seed_from_u64(1));
-        for table_bits in [20, 13] {
-            let mut search = ResultSearch::new(table_bits);
+        for (table_bits, order) in [20, 13].into_iter().flat_map(|b| ORDERS.map(|o| (b, o))) {
+            let mut search = ResultSearch::new(table_bits).with_order(order);
             for s in &states {
                 let want = table.probe(s).unwrap().result(s);
                 let got = search.result(s, u64::MAX);
-                assert_eq!(got, Some(want), "{name}, 2^{table_bits} slots: {s:?}");
+                assert_eq!(
+                    got,
+                    Some(want),
+                    "{name}, 2^{table_bits} slots, {order:?}: {s:?}"
+                );
                 counts[want as usize] += 1;
             }
         }
@@ -90,12 +99,18 @@ fn every_result_equals_the_whole_game_table_with_a_shared_transposition_table() 
 
 #[test]
 fn move_results_equal_the_table_and_a_small_table_at_the_leaves_changes_nothing() {
-    for (name, rules) in whole_games().into_iter().step_by(2) {
+    for ((name, rules), order) in whole_games()
+        .into_iter()
+        .step_by(2)
+        .flat_map(|g| ORDERS.map(|o| (g, o)))
+    {
         let whole =
             Tablebase::build(&rules, rules.total_seeds() as u32, &BuildOptions::default()).unwrap();
         let small = Arc::new(Tablebase::build(&rules, 5, &BuildOptions::default()).unwrap());
-        let mut plain = ResultSearch::new(16);
-        let mut tabled = ResultSearch::new(16).with_tablebase(Arc::clone(&small));
+        let mut plain = ResultSearch::new(16).with_order(order);
+        let mut tabled = ResultSearch::new(16)
+            .with_tablebase(Arc::clone(&small))
+            .with_order(order);
         let mut states = every_state(&rules);
         states.shuffle(&mut ChaCha8Rng::seed_from_u64(2));
         for s in states.iter().take(3000) {
@@ -108,12 +123,12 @@ fn move_results_equal_the_table_and_a_small_table_at_the_leaves_changes_nothing(
             assert_eq!(
                 plain.move_results(s, u64::MAX).as_ref(),
                 Some(&want),
-                "{name}: {s:?}"
+                "{name}, {order:?}: {s:?}"
             );
             assert_eq!(
                 tabled.move_results(s, u64::MAX).as_ref(),
                 Some(&want),
-                "{name}: {s:?}"
+                "{name}, {order:?}, a small table: {s:?}"
             );
         }
     }
@@ -123,57 +138,66 @@ fn move_results_equal_the_table_and_a_small_table_at_the_leaves_changes_nothing(
 fn a_budget_too_small_settles_nothing_wrongly_and_says_so() {
     let rules = rules(3, 2, |_| {});
     let table = Tablebase::build(&rules, 12, &BuildOptions::default()).unwrap();
-    let (mut settled, mut unsettled) = (0, 0);
-    let mut search = ResultSearch::new(12);
-    for s in every_state(&rules).iter().step_by(7) {
-        search.clear();
-        match search.result(s, 40) {
-            Some(r) => {
-                assert_eq!(r, table.probe(s).unwrap().result(s), "{s:?}");
-                settled += 1;
+    for order in ORDERS {
+        let (mut settled, mut unsettled) = (0, 0);
+        let mut search = ResultSearch::new(12).with_order(order);
+        for s in every_state(&rules).iter().step_by(7) {
+            search.clear();
+            match search.result(s, 40) {
+                Some(r) => {
+                    assert_eq!(r, table.probe(s).unwrap().result(s), "{s:?}");
+                    settled += 1;
+                }
+                None => unsettled += 1,
             }
-            None => unsettled += 1,
+            assert!(search.nodes() <= 41);
         }
-        assert!(search.nodes() <= 41);
+        assert!(
+            settled > 100 && unsettled > 100,
+            "{order:?}: {settled} {unsettled}"
+        );
     }
-    assert!(settled > 100 && unsettled > 100, "{settled} {unsettled}");
 }
 
 #[test]
 fn results_agree_with_the_solver_on_endgames_of_en_dodoi_6() {
     let rules = Rules::preset("en-dodoi-6").unwrap();
     let table = Arc::new(Tablebase::build(&rules, 8, &BuildOptions::default()).unwrap());
-    let mut search = ResultSearch::new(20).with_tablebase(table);
-    let mut solver = Solver::new(18);
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let (mut wins, mut losses, mut compared) = (0, 0, 0);
-    while compared < 60 {
-        let mut s = State::initial(&rules);
-        let stop = rng.random_range(9..=14);
-        while !s.is_over() && s.board().sum(0, 12) > stop {
-            let a = sowing_env::random_action(&s, &mut rng).unwrap();
-            s = s.play(a).unwrap();
+    for order in ORDERS {
+        let mut search = ResultSearch::new(20)
+            .with_tablebase(Arc::clone(&table))
+            .with_order(order);
+        let mut solver = Solver::new(18);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (mut wins, mut losses, mut compared) = (0, 0, 0);
+        while compared < 60 {
+            let mut s = State::initial(&rules);
+            let stop = rng.random_range(9..=14);
+            while !s.is_over() && s.board().sum(0, 12) > stop {
+                let a = sowing_env::random_action(&s, &mut rng).unwrap();
+                s = s.play(a).unwrap();
+            }
+            if s.is_over() {
+                continue;
+            }
+            let Some(result) = search.result(&s, 20_000_000) else {
+                continue;
+            };
+            compared += 1;
+            let proof = solver.prove(&s, 2_000_000, 99);
+            // The solver proves nothing the search contradicts, and finds the wins it settles.
+            if proof.winning.is_some() {
+                assert_eq!(result, Wdl::Win, "{s:?}");
+            }
+            if proof.lost(&s) {
+                assert_eq!(result, Wdl::Loss, "{s:?}");
+            }
+            if result == Wdl::Win {
+                assert!(proof.winning.is_some(), "a win the solver misses: {s:?}");
+                wins += 1;
+            }
+            losses += usize::from(result == Wdl::Loss);
         }
-        if s.is_over() {
-            continue;
-        }
-        let Some(result) = search.result(&s, 20_000_000) else {
-            continue;
-        };
-        compared += 1;
-        let proof = solver.prove(&s, 2_000_000, 99);
-        // The solver proves nothing the search contradicts, and finds the wins it settles.
-        if proof.winning.is_some() {
-            assert_eq!(result, Wdl::Win, "{s:?}");
-        }
-        if proof.lost(&s) {
-            assert_eq!(result, Wdl::Loss, "{s:?}");
-        }
-        if result == Wdl::Win {
-            assert!(proof.winning.is_some(), "a win the solver misses: {s:?}");
-            wins += 1;
-        }
-        losses += usize::from(result == Wdl::Loss);
+        assert!(wins > 10 && losses > 5, "{order:?}: {wins} {losses}");
     }
-    assert!(wins > 10 && losses > 5, "{wins} {losses}");
 }

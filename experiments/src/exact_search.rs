@@ -31,7 +31,7 @@ impl ExactSearchArgs {
                 "--nodes must be at least 1 (positions the search may make per position)".into(),
             );
         }
-        searches::threads(self.threads, self.table_bits, work)
+        searches::threads(self.threads, self.table_bits, self.nodes, work)
     }
 
     /// [`searches::map`] with these tables.

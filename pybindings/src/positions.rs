@@ -198,8 +198,13 @@ impl PyLabelling {
             )? as usize,
             None => 1,
         };
-        let threads = searches::threads(threads, self.labelling.table_bits, usize::MAX)
-            .map_err(PyMemoryError::new_err)?;
+        let threads = searches::threads(
+            threads,
+            self.labelling.table_bits,
+            self.labelling.nodes,
+            usize::MAX,
+        )
+        .map_err(PyMemoryError::new_err)?;
         let table = self.table()?;
         let labelling = &self.labelling;
         let drawn = long_call::run_apart(py, CALL_STACK, |stop| {
