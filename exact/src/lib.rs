@@ -28,6 +28,7 @@ pub mod positions;
 pub mod prove;
 pub mod proven;
 pub mod searches;
+pub mod split;
 mod stop;
 pub mod tablebase;
 pub mod value;

@@ -18,6 +18,7 @@ mod search;
 mod series;
 mod solver;
 mod spec;
+mod split;
 mod state;
 mod tablebase;
 mod vec;
@@ -38,6 +39,7 @@ fn _sowing(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<positions::PyLabelling>()?;
     m.add_class::<positions::PyCollector>()?;
     m.add_function(wrap_pyfunction!(positions::positions_defaults, m)?)?;
+    m.add_class::<split::PySplit>()?;
     m.add_class::<search::PySearch>()?;
     m.add_class::<search::PyLinear>()?;
     m.add_class::<search::PyNetworkAgent>()?;

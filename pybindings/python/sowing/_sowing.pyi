@@ -484,6 +484,39 @@ class PositionsCollector:
 
 def positions_defaults() -> dict[str, int | str]: ...
 
+class SubtreeSplit:
+    """A position's exact result cut into independent searches (docs/exact.md, section 2): the
+    tree unrolled ``depth`` plies (1 to 6, default 2), its distinct positions there (the
+    frontier) settled each on its own by the result search, anywhere, and the root's result and
+    each root move's combined from theirs by minimax. The same state and settings give the same
+    frontier in any process. ``ValueError`` when the game is over or the frontier would hold more
+    than 2**20 positions."""
+
+    depth: int
+    nodes: int
+    def __new__(
+        cls,
+        state: State,
+        depth: int | None = None,
+        *,
+        nodes: int | None = None,
+        table_bits: int | None = None,
+        tablebase: str | os.PathLike[str] | None = None,
+    ) -> Self: ...
+    def __len__(self) -> int:
+        """Positions on the frontier."""
+    def positions(self, start: int, end: int) -> list[State]:
+        """Frontier positions ``start..end``."""
+    def settle(self, start: int, end: int, threads: int | None = None) -> list[str | None]:
+        """Settle frontier positions ``start..end`` on ``threads`` threads (default 1, 0: one
+        per core), each within ``nodes`` positions by a search cleared first: 'win', 'draw' or
+        'loss' for its mover, None where not settled. The GIL is released; a Ctrl-C stops it
+        between positions."""
+    def combine(self, results: list[str | None]) -> dict:
+        """``{"result", "moves": [{"action", "result"}], "settled", "frontier"}`` for the root's
+        mover from one result per frontier position (None: not settled); a result is None where
+        it depends on an unsettled position."""
+
 # Checkpoints and training settings: the Rust implementation of `sowing train`'s (checkpoint.rs).
 class CheckpointError(ValueError):
     """A checkpoint that is missing, damaged, or does not fit; the message names the file."""
