@@ -76,6 +76,7 @@ bench: build python
 	$(VPY) pybindings/bench.py
 	$(VPY) pybindings/bench_search.py
 	$(VPY) pybindings/bench_positions.py
+	$(VPY) pybindings/bench_solve.py
 
 lint:
 	$(CARGO) fmt --all -- --check
