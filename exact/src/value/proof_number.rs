@@ -200,11 +200,8 @@ impl ResultSearch {
             } else {
                 (0u32, INF, NONE, None)
             };
-            if kids.is_empty() {
-                // No legal move yet not over: cannot happen (the game ends); treat as settled by
-                // the game's own outcome, which `known` gave already.
-                break;
-            }
+            // An expanded node has children: a game not over has a legal move.
+            debug_assert!(!kids.is_empty());
             if proving {
                 // OR: proven by one child, disproven by all.
                 let mut any_proven = None;
