@@ -142,9 +142,7 @@ impl Labelling {
         let Some(path) = &self.tablebase else {
             return Ok(None);
         };
-        let table = sowing_exact::shared_tablebase(path).map_err(|e| e.to_string())?;
-        table.check_rules(&self.rules).map_err(|e| e.to_string())?;
-        Ok(Some(table))
+        sowing_exact::shared_tablebase_for(path, &self.rules).map(Some)
     }
 
     /// Play games `games` on `threads` threads, draw one position from each and label it; the

@@ -34,7 +34,7 @@ pub mod tablebase;
 pub mod value;
 mod wdl;
 
-pub use open_tables::shared_tablebase;
+pub use open_tables::{shared_tablebase, shared_tablebase_for};
 pub use prove::{
     MAX_SOLVER_NODES, Proof, SOLVER_DEPTH, SOLVER_NODES, SOLVER_SEEDS, SOLVER_TABLE_BITS, Solver,
 };

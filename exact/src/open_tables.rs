@@ -5,6 +5,7 @@
 //! Tables stay open until the process ends; a program opens a handful at most.
 
 use crate::tablebase::{Tablebase, TablebaseError};
+use sowing_env::Rules;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -31,5 +32,16 @@ pub fn shared_tablebase(path: impl AsRef<Path>) -> Result<Arc<Tablebase>, Tableb
     }
     let table = Arc::new(Tablebase::open(path)?);
     open.insert(key, Arc::clone(&table));
+    Ok(table)
+}
+
+/// [`shared_tablebase`], checked to serve `rules` (a table of other rules is refused, saying
+/// which field differs): what every labelling and search that takes a table path opens.
+pub fn shared_tablebase_for(
+    path: impl AsRef<Path>,
+    rules: &Rules,
+) -> Result<Arc<Tablebase>, String> {
+    let table = shared_tablebase(path).map_err(|e| e.to_string())?;
+    table.check_rules(rules).map_err(|e| e.to_string())?;
     Ok(table)
 }

@@ -20,7 +20,7 @@ use sowing_exact::searches::{self, DEFAULT_NODES, DEFAULT_TABLE_BITS, TABLE_BITS
 use sowing_exact::split::{MAX_DEPTH, Split};
 use sowing_exact::tablebase::Tablebase;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// Stack of the thread that runs a call: it deals the positions to the searches' threads, each
 /// with a stack of its own.
@@ -35,27 +35,16 @@ pub struct PySplit {
     nodes: u64,
     table_bits: u32,
     tablebase: Option<PathBuf>,
-    /// The tablebase, opened on the first call that needs it (once per process, shared).
-    table: OnceLock<Option<Arc<Tablebase>>>,
 }
 
 impl PySplit {
+    /// The tablebase, if given: opened once per process and shared (`shared_tablebase_for`).
     fn table(&self) -> PyResult<Option<Arc<Tablebase>>> {
-        if let Some(t) = self.table.get() {
-            return Ok(t.clone());
-        }
-        let t = match &self.tablebase {
-            None => None,
-            Some(path) => {
-                let table = sowing_exact::shared_tablebase(path)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                table
-                    .check_rules(self.split.root().rules())
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                Some(table)
-            }
-        };
-        Ok(self.table.get_or_init(|| t).clone())
+        self.tablebase
+            .as_ref()
+            .map(|path| sowing_exact::shared_tablebase_for(path, self.split.root().rules()))
+            .transpose()
+            .map_err(PyValueError::new_err)
     }
 }
 
@@ -129,7 +118,6 @@ impl PySplit {
             nodes,
             table_bits,
             tablebase,
-            table: OnceLock::new(),
         })
     }
 

@@ -153,11 +153,6 @@ def test_the_position_after_moves_is_solved(cluster, files, capsys):
     assert answer["moves"] == truth(files, State.initial(RULES).play(0))
 
 
-def test_the_parts_of_a_frontier():
-    assert solve.parts(10, 3) == [(0, 4), (4, 7), (7, 10)]
-    assert solve.parts(2, 8) == [(0, 1), (1, 2)]
-
-
 @pytest.mark.parametrize(
     ("extra", "want"),
     [

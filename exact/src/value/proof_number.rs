@@ -70,22 +70,24 @@ impl Node {
         let to_hold = total
             .div_ceil(2)
             .saturating_sub(u32::from(state.captured(!prover)));
-        let (proof, disproof) = (proof + to_win, disproof + to_hold);
-        Node {
-            state,
-            proof,
-            disproof,
-            parent,
-            first: 0,
-            children: 0,
-            action: action as u8,
-            depth,
-            repeated: NONE,
-        }
+        let numbers = (proof + to_win, disproof + to_hold);
+        Node::new(state, action, parent, depth, numbers, NONE)
     }
 
     fn settled(state: State, action: usize, parent: u32, depth: u32, answer: Answer) -> Node {
-        let (proof, disproof) = if answer.yes { (0, INF) } else { (INF, 0) };
+        let numbers = if answer.yes { (0, INF) } else { (INF, 0) };
+        Node::new(state, action, parent, depth, numbers, answer.repeated)
+    }
+
+    /// A leaf with its proof and disproof numbers.
+    fn new(
+        state: State,
+        action: usize,
+        parent: u32,
+        depth: u32,
+        (proof, disproof): (u32, u32),
+        repeated: usize,
+    ) -> Node {
         Node {
             state,
             proof,
@@ -95,7 +97,7 @@ impl Node {
             children: 0,
             action: action as u8,
             depth,
-            repeated: answer.repeated,
+            repeated,
         }
     }
 }

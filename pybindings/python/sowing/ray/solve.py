@@ -56,18 +56,6 @@ def settle_part(settings: dict, start: int, end: int) -> list[str | None]:
     return split_of(settings).settle(start, end, threads=1)
 
 
-def parts(count: int, n: int) -> list[tuple[int, int]]:
-    """``0..count`` cut into at most ``n`` consecutive parts of nearly equal size."""
-    n = max(1, min(n, count))
-    size, extra = divmod(count, n)
-    out, at = [], 0
-    for i in range(n):
-        step = size + (i < extra)
-        out.append((at, at + step))
-        at += step
-    return out
-
-
 def settle_on_ray(settings: dict, count: int, workers: int) -> list[str | None]:
     """Every frontier result, the parts dealt to Ray tasks, ``workers`` at a time."""
     import ray
@@ -75,9 +63,10 @@ def settle_on_ray(settings: dict, count: int, workers: int) -> list[str | None]:
     # By reference to the installed module (not this file's __main__), so that workers import it
     # and keep their own splits.
     from sowing.ray import solve as module
+    from sowing.ray.positions import parts
 
     remote = ray.remote(num_cpus=1)(module.settle_part)
-    todo = parts(count, PARTS_PER_WORKER * workers)
+    todo = parts(0, count, PARTS_PER_WORKER * workers)
     refs = [remote.remote(settings, a, b) for a, b in todo]
     results: list[str | None] = []
     for ref in refs:
