@@ -121,6 +121,19 @@ fn a_game_the_first_player_always_wins() {
     ] {
         assert!(dir.join("out").join(file).exists(), "{file}");
     }
+    // A rules file is not trained; learning.csv has its header (the network's accuracy after
+    // each evaluated iteration) and no rows.
+    assert!(
+        v["learning"]["not_measured"].is_string(),
+        "{}",
+        v["learning"]
+    );
+    let learning = fs::read_to_string(dir.join("out/learning.csv")).unwrap();
+    assert!(
+        learning.starts_with("variant,iteration,result_n,result,result_lo95,result_hi95,"),
+        "{learning}"
+    );
+    assert_eq!(learning.lines().count(), 1, "{learning}");
     let lengths = fs::read_to_string(dir.join("out/lengths.csv")).unwrap();
     assert_eq!(
         lengths.lines().nth(1).unwrap(),

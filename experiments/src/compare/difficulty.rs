@@ -13,9 +13,14 @@
 //! their scores has the variance of both: neighbours are **separated** when its 95% interval
 //! excludes 0, **equal** when the interval lies within ±[`EQUAL_POINTS`], and otherwise not
 //! separated yet (with the factor of positions that would separate a difference that large).
+//!
+//! The learning measurement ranks the variants the same way, by how often the trained network
+//! keeps the result on each set ([`Separation::of_rates`]): Newcombe's interval for the
+//! difference of two independent rates, from their Wilson intervals.
 
 use serde::Serialize;
 use sowing_eval::accuracy::Accuracy;
+use sowing_eval::stats::Rate;
 use sowing_exact::positions::PositionSet;
 
 /// Two scores are shown equal when the 95% interval of their difference lies within this many
@@ -123,7 +128,34 @@ impl Separation {
         let (h, e) = (harder.1, easier.1);
         let difference = h.points - e.points;
         let se = (h.standard_error.powi(2) + e.standard_error.powi(2)).sqrt();
-        let (lo95, hi95) = (difference - Z95 * se, difference + Z95 * se);
+        let half = Z95 * se;
+        Separation::judged(
+            harder.0,
+            easier.0,
+            (difference, difference - half, difference + half),
+        )
+    }
+
+    /// The pair `harder`, `easier` by how often a player keeps the result in each, on
+    /// independent samples (two variants' sets): the difference is the easier's rate less the
+    /// harder's, in points (the harder's moves that give the result away less the easier's), with
+    /// Newcombe's hybrid score interval from the two Wilson intervals (his method 10); `None`
+    /// when either rate has no trials.
+    pub fn of_rates(harder: (&str, Rate), easier: (&str, Rate)) -> Option<Separation> {
+        let (h, (h_lo, h_hi)) = (harder.1.value()?, harder.1.wilson()?);
+        let (e, (e_lo, e_hi)) = (easier.1.value()?, easier.1.wilson()?);
+        let difference = e - h;
+        let lo = difference - ((e - e_lo).powi(2) + (h_hi - h).powi(2)).sqrt();
+        let hi = difference + ((e_hi - e).powi(2) + (h - h_lo).powi(2)).sqrt();
+        Some(Separation::judged(
+            harder.0,
+            easier.0,
+            (100.0 * difference, 100.0 * lo, 100.0 * hi),
+        ))
+    }
+
+    /// The pair whose difference is `(difference, lo95, hi95)`, in points, with its verdict.
+    fn judged(harder: &str, easier: &str, (difference, lo95, hi95): (f64, f64, f64)) -> Separation {
         let verdict = if lo95 > 0.0 {
             Verdict::Separated
         } else if lo95 > -EQUAL_POINTS && hi95 < EQUAL_POINTS {
@@ -133,10 +165,10 @@ impl Separation {
         };
         // The interval shrinks as the square root of the positions.
         let positions_factor = (verdict == Verdict::NotSeparated && difference > 0.0)
-            .then(|| (Z95 * se / difference).powi(2));
+            .then(|| ((difference - lo95) / difference).powi(2));
         Separation {
-            harder: harder.0.to_string(),
-            easier: easier.0.to_string(),
+            harder: harder.to_string(),
+            easier: easier.to_string(),
             difference,
             lo95,
             hi95,
@@ -205,5 +237,33 @@ mod tests {
         assert_eq!(pairs[0].verdict, Verdict::NotSeparated, "{:?}", pairs[0]);
         let factor = pairs[0].positions_factor.unwrap();
         assert!(factor > 1.0, "{factor}");
+    }
+
+    #[test]
+    fn rates_on_independent_sets_separate_by_newcombes_interval() {
+        // Newcombe (1998), table II, example (a): 56/70 against 48/80, method 10 gives
+        // 0.0524 to 0.3339 for the difference 0.2.
+        let s =
+            Separation::of_rates(("b", Rate::new(48.0, 80)), ("a", Rate::new(56.0, 70))).unwrap();
+        assert!((s.difference - 20.0).abs() < 1e-9, "{s:?}");
+        assert!(
+            (s.lo95 - 5.24).abs() < 0.01 && (s.hi95 - 33.39).abs() < 0.01,
+            "{s:?}"
+        );
+        assert_eq!(s.verdict, Verdict::Separated);
+        // The same rates, 95% on both sets: equal within three points.
+        let same = Separation::of_rates(
+            ("x", Rate::new(1900.0, 2000)),
+            ("y", Rate::new(1900.0, 2000)),
+        )
+        .unwrap();
+        assert_eq!(same.verdict, Verdict::Equal, "{same:?}");
+        // 94% against 95% on 200 positions each: not yet.
+        let vague =
+            Separation::of_rates(("x", Rate::new(188.0, 200)), ("y", Rate::new(190.0, 200)))
+                .unwrap();
+        assert_eq!(vague.verdict, Verdict::NotSeparated, "{vague:?}");
+        assert!(vague.positions_factor.unwrap() > 1.0);
+        assert!(Separation::of_rates(("x", Rate::new(0.0, 0)), ("y", Rate::new(1.0, 2))).is_none());
     }
 }

@@ -10,8 +10,8 @@
 use super::chain::{Scores, chains};
 use super::config::{Config, Variant};
 use super::difficulty::{self, Difficulty, Separation};
-use super::learn::Learning;
-use super::plan::{Allowance, CHAIN_THRESHOLD, ChainPlan, MIN_GAMES};
+use super::learn::{CurvePoint, Learning};
+use super::plan::{Allowance, CHAIN_THRESHOLD, ChainPlan, LearningPlan, MIN_GAMES};
 use super::shape::Shape;
 use super::solved::Solved;
 use serde::{Serialize, Serializer};
@@ -75,7 +75,32 @@ pub struct Figures {
     pub allowance: CoreSeconds,
     /// The variants with a difficulty score, hardest first, and what separates neighbours.
     pub ranking: Ranking,
+    /// How every variant's learning run trains (its iterations, evaluated every `eval_every`),
+    /// when learning is measured.
+    pub learning_plan: Option<LearningPlan>,
+    /// The variants whose learning was measured, by the network's accuracy after those
+    /// iterations, least accurate (hardest to learn) first, and what separates neighbours.
+    pub learning_ranking: LearningRanking,
     pub variants: Vec<VariantFigures>,
+}
+
+/// The learning ranking: by how often the trained network's move keeps the result.
+#[derive(Clone, Debug, Serialize)]
+pub struct LearningRanking {
+    /// Least accurate first.
+    pub variants: Vec<LearnedVariant>,
+    /// Each neighbour pair, the less accurate (harder) first; the difference in points of
+    /// accuracy, with Newcombe's interval.
+    pub neighbours: Vec<Separation>,
+}
+
+/// A variant's place in the learning ranking.
+#[derive(Clone, Debug, Serialize)]
+pub struct LearnedVariant {
+    pub variant: String,
+    /// After the last iteration, with search.
+    #[serde(serialize_with = "positions_rate_json")]
+    pub keeps_result: Rate,
 }
 
 /// The difficulty ranking (see [`difficulty`](super::difficulty)).
@@ -120,7 +145,8 @@ pub struct VariantFigures {
     pub sensitivity: Vec<Sensitivity>,
     /// Each agent level's accuracy on the variant's exact positions.
     pub accuracy: AccuracyFigures,
-    pub learning: Learning,
+    /// The trained network's accuracy on them, after each evaluated iteration.
+    pub learning: LearningFigures,
     /// The perfect-play result of the start, where it is proven.
     pub solved: Solved,
 }
@@ -152,6 +178,50 @@ impl AccuracyFigures {
             AccuracyFigures::NotMeasured { .. } => None,
         }
     }
+}
+
+/// The learning figures of a variant: the network's accuracy on its exact positions as it
+/// trains.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum LearningFigures {
+    Measured {
+        /// Iterations trained.
+        iterations: u64,
+        /// The positions file (the variant's committed set), every position of which is
+        /// measured.
+        positions_file: String,
+        positions: u64,
+        /// After the first iteration and every `eval_every`-th, in training order.
+        curve: Vec<LearningPoint>,
+    },
+    NotMeasured {
+        not_measured: String,
+    },
+}
+
+impl LearningFigures {
+    /// The evaluations, in training order; empty when not measured.
+    pub fn curve(&self) -> &[LearningPoint] {
+        match self {
+            LearningFigures::Measured { curve, .. } => curve,
+            LearningFigures::NotMeasured { .. } => &[],
+        }
+    }
+
+    /// The evaluation after the last iteration, when measured.
+    pub fn last(&self) -> Option<&LearningPoint> {
+        self.curve().last()
+    }
+}
+
+/// The network's accuracy after one iteration: with its search, and its policy alone.
+#[derive(Clone, Debug, Serialize)]
+pub struct LearningPoint {
+    pub iteration: u64,
+    #[serde(flatten)]
+    pub search: KeptFigures,
+    pub policy_alone: KeptFigures,
 }
 
 /// How often one agent's move kept the result and the best margin.
@@ -333,9 +403,15 @@ pub struct Sensitivity {
 }
 
 impl Figures {
-    /// The figures of a comparison run as `config` says, its budget split as `allowance`, that
-    /// measured `data`.
-    pub fn new(config: &Config, allowance: &Allowance, data: &[VariantData]) -> Figures {
+    /// The figures of a comparison run as `config` says, its budget split as `allowance`, its
+    /// learning trained by `learning` (when measured), that measured `data`.
+    pub fn new(
+        config: &Config,
+        allowance: &Allowance,
+        learning: Option<&LearningPlan>,
+        data: &[VariantData],
+    ) -> Figures {
+        let variants: Vec<VariantFigures> = data.iter().map(VariantFigures::new).collect();
         Figures {
             command: config.command.clone(),
             seed: config.seed,
@@ -349,7 +425,42 @@ impl Figures {
                 accuracy: allowance.accuracy / 1e6,
             },
             ranking: Ranking::new(data),
-            variants: data.iter().map(VariantFigures::new).collect(),
+            learning_plan: learning.copied(),
+            learning_ranking: LearningRanking::new(&variants),
+            variants,
+        }
+    }
+}
+
+impl LearningRanking {
+    fn new(variants: &[VariantFigures]) -> LearningRanking {
+        let mut ranked: Vec<LearnedVariant> = variants
+            .iter()
+            .filter_map(|v| {
+                Some(LearnedVariant {
+                    variant: v.variant.clone(),
+                    keeps_result: v.learning.last()?.search.keeps_result,
+                })
+            })
+            .collect();
+        let accuracy = |v: &LearnedVariant| v.keeps_result.value().unwrap_or(0.0);
+        ranked.sort_by(|a, b| {
+            accuracy(a)
+                .total_cmp(&accuracy(b))
+                .then(a.variant.cmp(&b.variant))
+        });
+        let neighbours = ranked
+            .windows(2)
+            .filter_map(|w| {
+                Separation::of_rates(
+                    (&w[0].variant, w[0].keeps_result),
+                    (&w[1].variant, w[1].keeps_result),
+                )
+            })
+            .collect();
+        LearningRanking {
+            variants: ranked,
+            neighbours,
         }
     }
 }
@@ -405,7 +516,7 @@ impl VariantFigures {
             chains: d.chains.iter().map(Chain::new).collect(),
             sensitivity: sensitivity(&d.chains),
             accuracy: AccuracyFigures::new(&d.accuracy),
-            learning: d.learning.clone(),
+            learning: LearningFigures::new(&d.learning),
             solved: d.solved.clone(),
         }
     }
@@ -495,13 +606,46 @@ impl Chain {
     }
 }
 
-impl AccuracyFigures {
-    fn new(data: &AccuracyData) -> AccuracyFigures {
-        let kept = |k: &sowing_eval::accuracy::Kept| KeptFigures {
+impl KeptFigures {
+    fn new(k: &sowing_eval::accuracy::Kept) -> KeptFigures {
+        KeptFigures {
             keeps_result: k.result,
             keeps_result_critical: k.critical,
             keeps_margin: k.margin,
-        };
+        }
+    }
+}
+
+impl LearningFigures {
+    fn new(data: &Learning) -> LearningFigures {
+        match data {
+            Learning::NotMeasured(reason) => LearningFigures::NotMeasured {
+                not_measured: reason.clone(),
+            },
+            Learning::Curve {
+                iterations,
+                file,
+                points,
+            } => LearningFigures::Measured {
+                iterations: *iterations,
+                positions_file: file.clone(),
+                positions: points.first().map_or(0, |p| p.search.result.n),
+                curve: points
+                    .iter()
+                    .map(|p: &CurvePoint| LearningPoint {
+                        iteration: p.iteration,
+                        search: KeptFigures::new(&p.search),
+                        policy_alone: KeptFigures::new(&p.policy),
+                    })
+                    .collect(),
+            },
+        }
+    }
+}
+
+impl AccuracyFigures {
+    fn new(data: &AccuracyData) -> AccuracyFigures {
+        let kept = KeptFigures::new;
         match data {
             AccuracyData::NotMeasured(reason) => AccuracyFigures::NotMeasured {
                 not_measured: reason.clone(),

@@ -11,8 +11,9 @@
 //! - balance (self-play of greedy, alpha-beta, MCTS, a third each): 30%;
 //! - skill chains (MCTS 60%, alpha-beta 40%; the MCTS chain's neighbours also give the search
 //!   sensitivity): 40%;
-//! - learnability (the trainer, with the `torch` feature): 20%. Without it that fifth is shared
-//!   out over the others in the same proportions.
+//! - learnability (the trainer, with the `torch` feature): 20%, as a count of training
+//!   iterations (see [`learning_plan`]). Without it, or when that share pays for fewer than
+//!   [`MIN_ITERATIONS`], that fifth is shared out over the others in the same proportions.
 //!
 //! When a variant has a committed set of exact positions, accuracy (the [`ACCURACY_AGENTS`] on
 //! its first positions) takes 15% of every variant's share, the others keeping their proportions
@@ -59,6 +60,15 @@ pub const ACCURACY_AGENTS: [&str; 10] = [
 ];
 /// Positions per unit of the accuracy measurement; the positions measured are whole units.
 pub const ACCURACY_UNIT: u64 = 100;
+
+/// The fewest training iterations behind a learning curve: below this learning is not measured.
+pub const MIN_ITERATIONS: u64 = 4;
+/// Evaluations a learning curve aims at after its first (the first iteration is always
+/// evaluated): the plan evaluates every `iterations / LEARNING_EVALUATIONS` iterations.
+pub const LEARNING_EVALUATIONS: u64 = 8;
+/// The positions an evaluation is charged for: every committed set holds 2,000 (a larger one
+/// costs more than charged).
+pub const LEARNING_POSITIONS: f64 = 2000.0;
 
 /// Budget shares (shape, balance, chains, learnability), with and without learnability.
 const SHARES_WITH_LEARNING: [f64; 4] = [0.10, 0.30, 0.40, 0.20];
@@ -148,6 +158,18 @@ const MCTS_ROLLOUT_FACTOR: f64 = 1.3;
 const ALPHABETA_STEP_US: f64 = 12.0;
 const AGENT_GAME_US: f64 = 2000.0;
 const GREEDY_GAME_US: f64 = 8.0;
+/// One training iteration of the learning measurement (32 self-play games of 32 simulations a
+/// move, their training steps and the checkpoint; `learn.rs` has the settings), the same for
+/// every variant so that each is trained for the same number of iterations. Calibrated on the
+/// reference machine (3 December 2026, other work beside it) with `sowing train --threads 1
+/// --iterations 20` at those settings, evaluating every iteration and once only: an iteration
+/// took 0.25 s (en-dodoi-6), 0.32 (en-dodoi-7, en-dodoi-8), 0.39 (sadeqa-91), 0.47 (en-dodoi-9,
+/// en-dodoi-10), 0.55 (sadeqa-iii) and 0.74 (cross-endodoi, whose look-ahead sows long laps):
+/// about their mean. A longer game's iterations cost more than charged, a shorter one's less.
+const LEARNING_ITERATION_US: f64 = 450_000.0;
+/// One evaluation of the network, per position: its move with 32 simulations and with its
+/// policy alone. The same runs: 0.11 to 0.22 s for the 2,000 positions of a committed set.
+const LEARNING_POSITION_US: f64 = 90.0;
 
 impl CostModel {
     pub fn from_shape(shape: &Shape) -> Option<CostModel> {
@@ -383,6 +405,62 @@ pub fn accuracy_positions(allowance_us: f64, model: &CostModel, available: u64) 
         .min(available / ACCURACY_UNIT * ACCURACY_UNIT)
 }
 
+/// How the learning measurement trains each variant: a fresh run of `iterations` iterations,
+/// evaluated after the first and every `eval_every`-th.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LearningPlan {
+    pub iterations: u64,
+    /// A divisor of `iterations`, so that the last iteration is evaluated.
+    pub eval_every: u64,
+}
+
+impl LearningPlan {
+    /// The plan of `iterations` iterations: evaluated every `iterations / LEARNING_EVALUATIONS`
+    /// (at least every one), `None` when that does not divide `iterations`.
+    fn of(iterations: u64) -> Option<LearningPlan> {
+        let eval_every = (iterations / LEARNING_EVALUATIONS).max(1);
+        (iterations > 0 && iterations % eval_every == 0).then_some(LearningPlan {
+            iterations,
+            eval_every,
+        })
+    }
+
+    /// The iterations that end with an evaluation, in order: the first, and every
+    /// `eval_every`-th (the trainer's `--eval-every`).
+    pub fn evaluated(&self) -> impl Iterator<Item = u64> + '_ {
+        (1..=self.iterations).filter(|&i| i == 1 || i % self.eval_every == 0)
+    }
+
+    /// The nominal cost of the run, core-microseconds.
+    pub fn cost_us(&self) -> f64 {
+        let evaluations = self.evaluated().count() as f64;
+        self.iterations as f64 * LEARNING_ITERATION_US
+            + evaluations * LEARNING_POSITIONS * LEARNING_POSITION_US
+    }
+}
+
+/// The learning run that `allowance_us` pays for: the most iterations whose plan (with its
+/// evaluations) costs no more, the same for every variant; `None` below [`MIN_ITERATIONS`].
+/// A larger allowance never plans fewer iterations.
+pub fn learning_plan(allowance_us: f64) -> Option<LearningPlan> {
+    if !(allowance_us.is_finite() && allowance_us > 0.0) {
+        return None;
+    }
+    // Down from the iterations the allowance would pay for without evaluations, through every
+    // count that has a plan: the first that fits is the largest that does.
+    let mut iterations = (allowance_us / LEARNING_ITERATION_US) as u64;
+    while iterations >= MIN_ITERATIONS {
+        let every = (iterations / LEARNING_EVALUATIONS).max(1);
+        let plan = LearningPlan::of(iterations / every * every)
+            .expect("a multiple of its interval is planned with that interval");
+        if plan.cost_us() <= allowance_us {
+            return Some(plan);
+        }
+        iterations = plan.iterations - 1;
+    }
+    None
+}
+
 /// `count` rounded down to whole units of `unit`.
 fn whole_units(count: f64, unit: u64) -> u64 {
     if !count.is_finite() || count < 0.0 {
@@ -479,5 +557,56 @@ mod tests {
                 last = now;
             }
         }
+    }
+
+    #[test]
+    fn learning_iterations_are_a_function_of_the_budget_alone() {
+        let at = |seconds: u64, threads: usize, variants: usize| {
+            let budget = TimeBudget(Duration::from_secs(seconds));
+            learning_plan(Allowance::split(budget, threads, variants, true, true).learning)
+        };
+        // 2 minutes for two variants on one thread: 10.2 core-seconds each.
+        let plan = at(120, 1, 2).unwrap();
+        assert_eq!(plan, at(120, 1, 2).unwrap());
+        assert_eq!(
+            plan,
+            LearningPlan {
+                iterations: 18,
+                eval_every: 2
+            }
+        );
+        assert_eq!(
+            plan.evaluated().collect::<Vec<_>>(),
+            [1, 2, 4, 6, 8, 10, 12, 14, 16, 18]
+        );
+        assert!(plan.cost_us() <= 10.2e6 && plan.cost_us() > 9e6, "{plan:?}");
+        // The same core-seconds, however they come, plan the same run.
+        assert_eq!(at(240, 1, 4), at(120, 2, 4));
+        // Too little for MIN_ITERATIONS: not measured.
+        assert_eq!(at(10, 1, 1), None);
+        assert_eq!(learning_plan(0.0), None);
+        assert_eq!(learning_plan(f64::NAN), None);
+        // More budget, never fewer iterations; the last is always evaluated, and the plan
+        // always fits its allowance.
+        let mut last = 0;
+        for tenth_seconds in 1..20_000u64 {
+            let allowance = tenth_seconds as f64 * 1e5;
+            let Some(p) = learning_plan(allowance) else {
+                assert_eq!(last, 0, "planned below {allowance}, not at it");
+                continue;
+            };
+            assert!(
+                p.iterations >= last.max(MIN_ITERATIONS),
+                "{p:?} after {last}"
+            );
+            assert!(p.cost_us() <= allowance, "{p:?}");
+            assert_eq!(p.evaluated().last(), Some(p.iterations));
+            assert!(
+                p.evaluated().count() as u64 <= 2 * LEARNING_EVALUATIONS,
+                "{p:?}"
+            );
+            last = p.iterations;
+        }
+        assert!(last > 3000, "{last}");
     }
 }

@@ -13,6 +13,7 @@ use super::games::play_unit;
 use super::learn::{self, Learning};
 use super::plan::{
     self, ACCURACY_AGENTS, ACCURACY_UNIT, AGENT_UNIT, Allowance, ChainPlan, CostModel,
+    LearningPlan, MIN_ITERATIONS,
 };
 use super::report;
 use super::run::{Job, Quota, Work, check_plan, execute, match_name, stopped, units};
@@ -60,7 +61,7 @@ pub fn compare(config: &Config) -> Result<(), Failure> {
     };
     let committed: Vec<Result<Committed, String>> =
         config.variants.iter().map(Committed::of).collect();
-    let (allowance, learning, learning_seconds) = shares(config, &committed);
+    let (allowance, learning) = shares(config, &committed);
     let Some(shapes) = shape_stage(&mut run, &allowance)? else {
         return stopped(config);
     };
@@ -87,23 +88,25 @@ pub fn compare(config: &Config) -> Result<(), Failure> {
             accuracy: accuracy.of(i, &committed[i]),
             learning: match &learning {
                 Err(reason) => Learning::NotMeasured(reason.clone()),
-                Ok(()) => learn::measure(v, learning_seconds, config, &run.cache),
+                Ok(plan) => learn::measure(v, &committed[i], plan, config, &run.cache),
             },
             solved: solved[i].clone(),
         })
         .collect();
-    let written = report::write(&config.out, &Figures::new(config, &allowance, &data))?;
+    let figures = Figures::new(config, &allowance, learning.as_ref().ok(), &data);
+    let written = report::write(&config.out, &figures)?;
     outln!("{}", written.summary_table)?;
     outln!("report: {}", written.report.display())?;
     Ok(())
 }
 
-/// The budget's shares, and whether learning is measured (with its seconds per variant): a
-/// budget too small for a learning curve gives learning's share to the other measurements.
+/// The budget's shares, and the learning run of every variant or why learning is not measured:
+/// a build without the trainer, no variant with a set to measure the network on, or a budget too
+/// small for [`MIN_ITERATIONS`] give learning's share to the other measurements.
 fn shares(
     config: &Config,
     committed: &[Result<Committed, String>],
-) -> (Allowance, Result<(), String>, f64) {
+) -> (Allowance, Result<LearningPlan, String>) {
     let split = |learning: bool| {
         Allowance::split(
             config.budget,
@@ -113,18 +116,30 @@ fn shares(
             committed.iter().any(Result::is_ok),
         )
     };
-    let mut learning = learn::availability();
-    let mut allowance = split(learning.is_ok());
-    let learning_seconds = allowance.learning / 1e6 / config.threads as f64;
-    if learning.is_ok() && learning_seconds < learn::MIN_SECONDS {
-        learning = Err(format!(
-            "budget too small: {learning_seconds:.0} s of training per variant, at least {:.0} s \
-             needed for a curve (its share went to the other measurements)",
-            learn::MIN_SECONDS
-        ));
-        allowance = split(false);
-    }
-    (allowance, learning, learning_seconds)
+    let with = split(true);
+    let learning = learn::availability()
+        .and_then(|()| {
+            if committed.iter().any(Result::is_ok) {
+                Ok(())
+            } else {
+                Err(
+                    "no variant has a committed set of exact positions to measure the network \
+                     on"
+                    .to_string(),
+                )
+            }
+        })
+        .and_then(|()| {
+            plan::learning_plan(with.learning).ok_or_else(|| {
+                format!(
+                    "budget too small: {:.1} core-seconds of training per variant pay for fewer \
+                     than {MIN_ITERATIONS} iterations (its share went to the other measurements)",
+                    with.learning / 1e6
+                )
+            })
+        });
+    let allowance = if learning.is_ok() { with } else { split(false) };
+    (allowance, learning)
 }
 
 /// What random play found: each variant's shape, and the cost guess it was sized by.

@@ -4,7 +4,6 @@
 //! Every rate comes with its count and Wilson interval, whatever the count.
 
 use crate::compare::figures::{AccuracyFigures, Chain, Figures, KeptFigures};
-use crate::compare::learn::Learning;
 use serde::{Serialize, Serializer};
 use sowing_eval::stats::Rate;
 use std::path::Path;
@@ -136,14 +135,84 @@ impl<'a> AccuracyRow<'a> {
     }
 }
 
+/// The network's accuracy after one iteration of a learning run: with its search, then its
+/// policy alone.
 #[derive(Default, Serialize)]
 struct LearningRow<'a> {
     variant: &'a str,
     iteration: u64,
-    seconds: Number,
-    elo: Number,
-    elo_lo95: Number,
-    elo_hi95: Number,
+    result_n: u64,
+    result: Number,
+    result_lo95: Number,
+    result_hi95: Number,
+    critical_n: u64,
+    critical: Number,
+    critical_lo95: Number,
+    critical_hi95: Number,
+    margin_n: u64,
+    margin: Number,
+    margin_lo95: Number,
+    margin_hi95: Number,
+    policy_result_n: u64,
+    policy_result: Number,
+    policy_result_lo95: Number,
+    policy_result_hi95: Number,
+    policy_critical_n: u64,
+    policy_critical: Number,
+    policy_critical_lo95: Number,
+    policy_critical_hi95: Number,
+    policy_margin_n: u64,
+    policy_margin: Number,
+    policy_margin_lo95: Number,
+    policy_margin_hi95: Number,
+}
+
+impl<'a> LearningRow<'a> {
+    fn new(
+        variant: &'a str,
+        iteration: u64,
+        search: &KeptFigures,
+        policy: &KeptFigures,
+    ) -> LearningRow<'a> {
+        let (result_n, result, result_lo95, result_hi95) = rate_columns(search.keeps_result);
+        let (critical_n, critical, critical_lo95, critical_hi95) =
+            rate_columns(search.keeps_result_critical);
+        let (margin_n, margin, margin_lo95, margin_hi95) = rate_columns(search.keeps_margin);
+        let (policy_result_n, policy_result, policy_result_lo95, policy_result_hi95) =
+            rate_columns(policy.keeps_result);
+        let (policy_critical_n, policy_critical, policy_critical_lo95, policy_critical_hi95) =
+            rate_columns(policy.keeps_result_critical);
+        let (policy_margin_n, policy_margin, policy_margin_lo95, policy_margin_hi95) =
+            rate_columns(policy.keeps_margin);
+        LearningRow {
+            variant,
+            iteration,
+            result_n,
+            result,
+            result_lo95,
+            result_hi95,
+            critical_n,
+            critical,
+            critical_lo95,
+            critical_hi95,
+            margin_n,
+            margin,
+            margin_lo95,
+            margin_hi95,
+            policy_result_n,
+            policy_result,
+            policy_result_lo95,
+            policy_result_hi95,
+            policy_critical_n,
+            policy_critical,
+            policy_critical_lo95,
+            policy_critical_hi95,
+            policy_margin_n,
+            policy_margin,
+            policy_margin_lo95,
+            policy_margin_hi95,
+        }
+    }
 }
 
 /// Write the raw CSV files into `dir`.
@@ -253,16 +322,12 @@ pub fn write(dir: &Path, figures: &Figures) -> Result<(), String> {
                 }));
             }
         }
-        if let Learning::Curve(points) = &d.learning {
-            learning.extend(points.iter().map(|p| LearningRow {
-                variant,
-                iteration: p.iteration,
-                seconds: Number(Some(p.seconds)),
-                elo: Number(Some(p.elo)),
-                elo_lo95: Number(Some(p.elo_lo)),
-                elo_hi95: Number(Some(p.elo_hi)),
-            }));
-        }
+        learning.extend(
+            d.learning
+                .curve()
+                .iter()
+                .map(|p| LearningRow::new(variant, p.iteration, &p.search, &p.policy_alone)),
+        );
     }
     write_rows(&dir.join("shape.csv"), &shape)?;
     write_rows(&dir.join("lengths.csv"), &lengths)?;

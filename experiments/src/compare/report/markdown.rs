@@ -2,9 +2,12 @@
 //! summary table, a paragraph and a detail table per finding, and the plots.
 
 use super::Table;
+use crate::compare::difficulty::Separation;
 use crate::compare::difficulty::{EQUAL_POINTS, MIN_CRITICAL, Verdict};
-use crate::compare::figures::{AccuracyFigures, Chain, Figures, VariantFigures, measured};
-use crate::compare::learn::{CurvePoint, Learning};
+use crate::compare::figures::{
+    AccuracyFigures, Chain, Figures, LearningFigures, VariantFigures, measured,
+};
+use crate::compare::learn::{GAMES_PER_ITERATION, SIMULATIONS};
 use crate::compare::plan::{
     ACCURACY_AGENTS, ACCURACY_UNIT, AGENT_UNIT, BALANCE_AGENTS, CHAIN_THRESHOLD, MIN_GAMES,
     MIN_UNIT_US, OPENING_PLIES, SHAPE_UNIT,
@@ -24,9 +27,9 @@ pub fn report(figures: &Figures, summary: &Table, plots: &str) -> String {
     let _ = writeln!(md, "```\n{}\n```\n", figures.command.join(" "));
     let _ = writeln!(
         md,
-        "Seed {}, budget {} on {} threads (game counts are fixed by the budget, the threads and \
-         the seed, so this command gives these figures again, learning aside, which is budgeted \
-         by time). Rates are given with Wilson 95% intervals in brackets, means with the \
+        "Seed {}, budget {} on {} threads (game counts and training iterations are fixed by the \
+         budget, the threads and the seed, so this command gives these figures again; learning's \
+         training repeats exactly on the CPU). Rates are given with Wilson 95% intervals in brackets, means with the \
          half-width of their 95% interval. A figure the budget could not pay for (fewer than \
          {MIN_GAMES} games) is \"not measured\", never zero.\n",
         figures.seed, figures.budget, figures.threads
@@ -55,7 +58,7 @@ pub fn report(figures: &Figures, summary: &Table, plots: &str) -> String {
     chain_finding(data, &mut md);
     sensitivity_finding(data, &mut md);
     accuracy_finding(data, &mut md);
-    learning_finding(data, &mut md);
+    learning_finding(figures, &mut md);
     md.push_str("## Plots\n\n");
     md.push_str(plots);
     md.push_str("## Raw data\n\n`summary.csv` (the table above), `shape.csv`, `lengths.csv` (game-length counts), `balance.csv`, `matches.csv` (every skill-chain pair), `accuracy.csv` (every agent level, overall and by phase), `learning.csv`, and `results.json` (all of it, with the command and seed).\n");
@@ -84,7 +87,7 @@ pub fn summary(figures: &Figures) -> Table {
     );
     head.extend(["skill chain: MCTS", "skill chain: alpha-beta"].map(String::from));
     head.push(format!("critical accuracy: {}", strongest()));
-    head.push("learning: final Elo".to_string());
+    head.push(learning_head(figures.learning_plan.map(|p| p.iterations)));
     let rows = figures
         .variants
         .iter()
@@ -178,15 +181,20 @@ fn chain_cell(chain: &Chain) -> String {
     }
 }
 
-fn elo_cell(p: &CurvePoint) -> String {
-    format!("{:.0} [{:.0}, {:.0}]", p.elo, p.elo_lo, p.elo_hi)
+/// The summary's learning column: the network's accuracy after the iterations every variant
+/// trains.
+fn learning_head(iterations: Option<u64>) -> String {
+    match iterations {
+        Some(n) => format!("learning: accuracy after {n} iterations"),
+        None => "learning: accuracy".to_string(),
+    }
 }
 
-fn learning_cell(learning: &Learning) -> String {
-    match learning {
-        Learning::Curve(points) => points.last().map_or(NOT_MEASURED.into(), elo_cell),
-        Learning::NotMeasured(_) => NOT_MEASURED.to_string(),
-    }
+/// How often the network's move (with search) kept the result after the last iteration.
+fn learning_cell(learning: &LearningFigures) -> String {
+    learning
+        .last()
+        .map_or(NOT_MEASURED.into(), |p| rate_cell(p.search.keeps_result))
 }
 
 /// Whether an interval excludes one half, in words.
@@ -670,57 +678,151 @@ fn measured_value(rate: Rate) -> Option<f64> {
     measured(rate).and(rate.value())
 }
 
-fn learning_finding(data: &[VariantFigures], out: &mut String) {
+fn learning_finding(figures: &Figures, out: &mut String) {
     out.push_str("### Learnability\n\n");
+    let data = &figures.variants;
     let reasons: Vec<&str> = data
         .iter()
         .filter_map(|d| match &d.learning {
-            Learning::NotMeasured(r) => Some(r.as_str()),
-            Learning::Curve(_) => None,
+            LearningFigures::NotMeasured { not_measured } => Some(not_measured.as_str()),
+            LearningFigures::Measured { .. } => None,
         })
         .collect();
-    if reasons.len() == data.len() {
-        let _ = writeln!(out, "Not measured: {}.\n", reasons[0]);
+    let Some(plan) = figures.learning_plan.filter(|_| reasons.len() < data.len()) else {
+        let _ = writeln!(
+            out,
+            "Not measured: {}.\n",
+            reasons.first().copied().unwrap_or("no variant")
+        );
         return;
-    }
-    out.push_str(
+    };
+    let _ = writeln!(
+        out,
         "The AlphaZero trainer (`sowing train`) ran afresh on every preset for the same \
-         wall-clock share of the budget, with small iterations (32 self-play games of 32 PUCT \
-         simulations per move), and after each iteration its agent (32 simulations) played 10 \
-         games against each of random, greedy and mcts:100; its Elo is rated against those \
-         baselines (random = 0) with a 95% interval. A variant whose curve rises faster and \
-         higher is easier to learn under this budget. Training is budgeted by time, so the curve \
-         depends on the machine and is not repeatable to the game; it is cached, so a resumed \
-         comparison reports the same one. Rules files are not trained (the trainer takes \
-         presets).\n\n",
+         {} iterations, a count the plan fixes from the learning share of the budget \
+         (never the clock): {GAMES_PER_ITERATION} self-play games an iteration of \
+         {SIMULATIONS} PUCT simulations a move, the trainer's defaults otherwise, no games \
+         against baselines. {}, the network chose a move in every position of the preset's committed set of exact \
+         positions, with {SIMULATIONS} simulations and with its policy alone: how often the \
+         move keeps the exact result, with Wilson 95% intervals. On the CPU the same seed and \
+         threads train the same network again (a GPU, or another processor's libtorch kernels, \
+         may round differently). A preset where the network keeps the result \
+         less often after the same training is harder to learn, by this measure: {} The sets \
+         of different presets hold different positions (phases, critical shares), so the gain \
+         from the first evaluation to the last, on the same set, says as much as the final \
+         figure. Rules files are not trained (the trainer takes presets).\n",
+        plan.iterations,
+        match plan.eval_every {
+            1 => "After every iteration".to_string(),
+            k => format!("After the first iteration and every {k} iterations"),
+        },
+        learning_sentence(&figures.learning_ranking.neighbours),
     );
+    let iterations = plan.iterations;
+    if !figures.learning_ranking.neighbours.is_empty() {
+        for n in &figures.learning_ranking.neighbours {
+            let _ = writeln!(
+                out,
+                "- {}",
+                separation_line(n, "harder to learn", "less accurate than")
+            );
+        }
+        out.push('\n');
+    }
     let rows = data
         .iter()
         .map(|d| match &d.learning {
-            Learning::Curve(points) => vec![
-                d.variant.clone(),
-                points.len().to_string(),
-                points.first().map_or(NOT_MEASURED.into(), elo_cell),
-                learning_cell(&d.learning),
-            ],
-            Learning::NotMeasured(r) => vec![
+            LearningFigures::Measured {
+                positions, curve, ..
+            } => {
+                let first = curve.first().expect("a measured curve has evaluations");
+                let last = curve.last().expect("a measured curve has evaluations");
+                vec![
+                    d.variant.clone(),
+                    positions.to_string(),
+                    curve.len().to_string(),
+                    rate_cell(first.search.keeps_result),
+                    rate_cell(last.search.keeps_result),
+                    format!(
+                        "{} ({})",
+                        rate_cell(last.search.keeps_result_critical),
+                        last.search.keeps_result_critical.n
+                    ),
+                    rate_cell(first.policy_alone.keeps_result),
+                    rate_cell(last.policy_alone.keeps_result),
+                ]
+            }
+            LearningFigures::NotMeasured { not_measured } => vec![
                 d.variant.clone(),
                 "0".to_string(),
-                format!("{NOT_MEASURED} ({r})"),
+                "0".to_string(),
+                format!("{NOT_MEASURED} ({not_measured})"),
+                String::new(),
+                String::new(),
+                String::new(),
                 String::new(),
             ],
         })
         .collect();
+    let after = format!("after {iterations}");
     table(
         out,
         &[
             "variant",
+            "positions",
             "evaluations",
-            "first Elo [95%]",
-            "final Elo [95%]",
+            "keeps the result: after 1",
+            &format!("keeps the result: {after}"),
+            &format!("critical positions, {after} (n)"),
+            "policy alone: after 1",
+            &format!("policy alone: {after}"),
         ],
         rows,
     );
+}
+
+/// What the learning ranking says, in words.
+fn learning_sentence(neighbours: &[Separation]) -> String {
+    match neighbours {
+        [] => "only one preset was measured, so none can be compared with another yet.".into(),
+        _ => {
+            let separated = neighbours
+                .iter()
+                .filter(|n| n.verdict == Verdict::Separated)
+                .count();
+            format!(
+                "from the least accurate, below, each preset against the next, the difference in \
+                 points of accuracy with Newcombe's 95% interval (the two sets are independent \
+                 samples); neighbouring pairs separated at 95%: {separated} of {}.",
+                neighbours.len()
+            )
+        }
+    }
+}
+
+/// One neighbour pair of a ranking, in words: the first `harder` (`harder`, `harder to learn`)
+/// than the second, or `above` it while not separated.
+fn separation_line(n: &Separation, harder: &str, above: &str) -> String {
+    let interval = format!("{:+.1} [{:+.1}, {:+.1}]", n.difference, n.lo95, n.hi95);
+    match n.verdict {
+        Verdict::Separated => format!(
+            "{} is {harder} than {}: {interval} points, separated at 95%.",
+            n.harder, n.easier
+        ),
+        Verdict::Equal => format!(
+            "{} and {} are equal within {EQUAL_POINTS:.0} points: {interval}.",
+            n.harder, n.easier
+        ),
+        Verdict::NotSeparated => format!(
+            "{} {above} {}: {interval} points, not separated yet{}.",
+            n.harder,
+            n.easier,
+            n.positions_factor.map_or(String::new(), |f| format!(
+                " (about {f:.1} times the positions of both sets would separate a difference \
+                 this large)"
+            ))
+        ),
+    }
 }
 
 /// The report's opening answer: the variants ranked by the difficulty score, what separates
@@ -769,29 +871,7 @@ fn ranking_section(figures: &Figures, out: &mut String) {
             rows,
         );
         for n in &ranking.neighbours {
-            let interval = format!("{:+.1} [{:+.1}, {:+.1}]", n.difference, n.lo95, n.hi95);
-            let _ = match n.verdict {
-                Verdict::Separated => writeln!(
-                    out,
-                    "- {} is harder than {}: {interval} points, separated at 95%.",
-                    n.harder, n.easier
-                ),
-                Verdict::Equal => writeln!(
-                    out,
-                    "- {} and {} are equal within {EQUAL_POINTS:.0} points: {interval}.",
-                    n.harder, n.easier
-                ),
-                Verdict::NotSeparated => writeln!(
-                    out,
-                    "- {} above {}: {interval} points, not separated yet{}.",
-                    n.harder,
-                    n.easier,
-                    n.positions_factor.map_or(String::new(), |f| format!(
-                        " (about {f:.1} times the positions of both sets would separate a \
-                         difference this large)"
-                    ))
-                ),
-            };
+            let _ = writeln!(out, "- {}", separation_line(n, "harder", "above"));
         }
         if !ranking.neighbours.is_empty() {
             out.push('\n');
@@ -813,5 +893,145 @@ fn ranking_section(figures: &Figures, out: &mut String) {
         .collect();
     if !unranked.is_empty() {
         let _ = writeln!(out, "Not ranked: {}.\n", unranked.join("; "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::config::{Config, Variant};
+    use crate::compare::figures::{AccuracyData, VariantData};
+    use crate::compare::learn::{CurvePoint, Learning};
+    use crate::compare::plan::{Allowance, LearningPlan};
+    use crate::compare::solved::Solved;
+    use sowing_env::Rules;
+    use sowing_eval::accuracy::Kept;
+
+    /// A variant whose network kept the result in `first` then `last` of 2,000 positions.
+    fn trained(name: &str, first: f64, last: f64) -> VariantData {
+        let kept = |result: f64| Kept {
+            result: Rate::new(result, 2000),
+            critical: Rate::new(result - 1500.0, 500),
+            margin: Rate::new(700.0, 1000),
+        };
+        let point = |iteration, result| CurvePoint {
+            iteration,
+            search: kept(result),
+            policy: kept(result - 100.0),
+        };
+        VariantData {
+            variant: Variant {
+                name: name.to_string(),
+                rules: Rules::preset(name).unwrap(),
+            },
+            shape: Default::default(),
+            balance: Vec::new(),
+            chains: Vec::new(),
+            accuracy: AccuracyData::NotMeasured("not here".to_string()),
+            learning: Learning::Curve {
+                iterations: 8,
+                file: format!("data/positions/{name}.jsonl"),
+                points: vec![point(1, first), point(8, last)],
+            },
+            solved: Solved::NotProven { positions: 0 },
+        }
+    }
+
+    fn figures(data: &[VariantData]) -> Figures {
+        let config = Config {
+            variants: data.iter().map(|d| d.variant.clone()).collect(),
+            budget: "2m".parse().unwrap(),
+            out: "out".into(),
+            seed: 0,
+            threads: 1,
+            max_units: None,
+            command: vec!["sowing".to_string(), "compare".to_string()],
+            tablebases: Vec::new(),
+        };
+        let allowance = Allowance::split(config.budget, 1, data.len(), true, true);
+        let plan = LearningPlan {
+            iterations: 8,
+            eval_every: 1,
+        };
+        Figures::new(&config, &allowance, Some(&plan), data)
+    }
+
+    #[test]
+    fn learning_is_the_accuracy_after_the_planned_iterations() {
+        let mut rules_file = trained("en-dodoi-7", 0.0, 0.0);
+        rules_file.learning = Learning::NotMeasured("a rules file".to_string());
+        let f = figures(&[
+            trained("en-dodoi-6", 1700.0, 1900.0),
+            trained("cross-endodoi", 1600.0, 1700.0),
+            trained("en-dodoi-8", 1600.0, 1880.0),
+            rules_file,
+        ]);
+        let summary = summary(&f);
+        assert_eq!(
+            summary.head.last().unwrap(),
+            "learning: accuracy after 8 iterations"
+        );
+        let column: Vec<&str> = summary
+            .rows
+            .iter()
+            .map(|r| r.last().unwrap().as_str())
+            .collect();
+        assert_eq!(
+            column,
+            [
+                "95.0% [94.0, 95.9]",
+                "85.0% [83.4, 86.5]",
+                "94.0% [92.9, 95.0]",
+                NOT_MEASURED
+            ]
+        );
+        // Least accurate first: cross-endodoi well below, en-dodoi-8 and en-dodoi-6 a point
+        // apart on 2,000 positions each, equal within three points.
+        let ranked: Vec<&str> = f
+            .learning_ranking
+            .variants
+            .iter()
+            .map(|v| v.variant.as_str())
+            .collect();
+        assert_eq!(ranked, ["cross-endodoi", "en-dodoi-8", "en-dodoi-6"]);
+        let mut md = String::new();
+        learning_finding(&f, &mut md);
+        assert!(md.contains("the same 8 iterations"), "{md}");
+        assert!(md.contains("pairs separated at 95%: 1 of 2."), "{md}");
+        assert!(
+            md.contains("- cross-endodoi is harder to learn than en-dodoi-8: +9.0 ["),
+            "{md}"
+        );
+        assert!(
+            md.contains("- en-dodoi-8 and en-dodoi-6 are equal within 3 points: +1.0 ["),
+            "{md}"
+        );
+        // The table: positions, evaluations, first and last, critical with its count, policy.
+        assert!(
+            md.contains(
+                "| en-dodoi-6 | 2000 | 2 | 85.0% [83.4, 86.5] | 95.0% [94.0, 95.9] | \
+                 80.0% [76.3, 83.3] (500) | 80.0% [78.2, 81.7] | 90.0% [88.6, 91.2] |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("| en-dodoi-7 | 0 | 0 | not measured (a rules file) |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn learning_not_measured_says_why() {
+        let mut d = trained("en-dodoi-6", 0.0, 0.0);
+        d.learning = Learning::NotMeasured("this build has no trainer".to_string());
+        let mut f = figures(&[d]);
+        f.learning_plan = None;
+        assert_eq!(summary(&f).head.last().unwrap(), "learning: accuracy");
+        let mut md = String::new();
+        learning_finding(&f, &mut md);
+        assert_eq!(
+            md,
+            "### Learnability\n\nNot measured: this build has no trainer.\n\n"
+        );
     }
 }

@@ -2,7 +2,6 @@
 //! search sensitivity, game lengths, accuracy per agent level and learning curves.
 
 use crate::compare::figures::{Chain, Figures, VariantFigures, measured};
-use crate::compare::learn::Learning;
 use crate::compare::plan::{ACCURACY_AGENTS, BALANCE_AGENTS};
 use crate::plot::{
     Bar, BarChart, BarSeries, LineChart, PlotError, Point, Series, write_bar_chart,
@@ -226,26 +225,23 @@ fn accuracy(data: &[VariantFigures]) -> Plot {
 
 fn learning(data: &[VariantFigures]) -> Plot {
     Plot::Lines(LineChart {
-        title: "Learning curves: Elo against the baselines".to_string(),
-        x_label: "training time (s)".to_string(),
-        y_label: "Elo".to_string(),
+        title: "Learning curves: positions where the network keeps the result (95% intervals)"
+            .to_string(),
+        x_label: "training iteration".to_string(),
+        y_label: "share of positions".to_string(),
         y_range: None,
         series: data
             .iter()
-            .filter_map(|d| match &d.learning {
-                Learning::Curve(points) => Some(Series {
-                    label: d.variant.clone(),
-                    points: points
-                        .iter()
-                        .map(|p| Point {
-                            x: p.seconds,
-                            y: p.elo,
-                            interval: Some((p.elo_lo, p.elo_hi)),
-                        })
-                        .collect(),
-                }),
-                Learning::NotMeasured(_) => None,
+            .map(|d| Series {
+                label: d.variant.clone(),
+                points: d
+                    .learning
+                    .curve()
+                    .iter()
+                    .filter_map(|p| point(p.iteration as f64, p.search.keeps_result))
+                    .collect(),
             })
+            .filter(|s| !s.points.is_empty())
             .collect(),
     })
 }
