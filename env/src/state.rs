@@ -69,6 +69,45 @@ impl State {
         to_move: Player,
         ply: u32,
     ) -> Result<State, Error> {
+        State::check_parts(rules, board, captured, ply)?;
+        Ok(State::settled(
+            *rules,
+            Board::from_cells(board),
+            [captured.south, captured.north],
+            to_move,
+            ply,
+        ))
+    }
+
+    /// [`State::new`], keeping the sowings of the new position's legal moves in `sown`, for
+    /// [`State::play_board_sown`] and [`State::play_sown`]: a tool that makes a position and then
+    /// plays each of its moves sows each once instead of twice.
+    pub fn new_sown(
+        rules: &Rules,
+        board: &[u8],
+        captured: ByPlayer<u8>,
+        to_move: Player,
+        ply: u32,
+        sown: &mut SownMoves,
+    ) -> Result<State, Error> {
+        State::check_parts(rules, board, captured, ply)?;
+        Ok(State::settled_keeping(
+            *rules,
+            Board::from_cells(board),
+            [captured.south, captured.north],
+            to_move,
+            ply,
+            sown,
+        ))
+    }
+
+    /// Whether the parts of [`State::new`] make a position of `rules`, and if not, why not.
+    fn check_parts(
+        rules: &Rules,
+        board: &[u8],
+        captured: ByPlayer<u8>,
+        ply: u32,
+    ) -> Result<(), Error> {
         let ring = 2 * rules.holes();
         if board.len() != ring {
             return Err(Error::InvalidPosition {
@@ -97,13 +136,7 @@ impl State {
                 allowed: format!("0 to max_plies = {}", rules.max_plies()),
             });
         }
-        Ok(State::settled(
-            *rules,
-            Board::from_cells(board),
-            [captured.south, captured.north],
-            to_move,
-            ply,
-        ))
+        Ok(())
     }
 
     /// Work out the mask of a fresh position and whether the game is over there.
@@ -388,6 +421,25 @@ impl State {
             "play_board with illegal action {action}"
         );
         let ((board, last), _, _) = self.sow_move(action);
+        let (board, _, taken) = self.capture(board, last);
+        (board, taken)
+    }
+
+    /// [`State::play_board`], taking the sowing from `sown` where it holds this state's (as
+    /// [`State::new_sown`] and [`State::play_sown`] leave it), sowing afresh otherwise.
+    ///
+    /// # Panics
+    /// In debug builds, if `action` is not legal.
+    #[inline]
+    pub fn play_board_sown(&self, action: usize, sown: &SownMoves) -> (Board, u32) {
+        debug_assert!(
+            self.is_legal(action),
+            "play_board_sown with illegal action {action}"
+        );
+        let (board, last) = match sown.get(&self.board, self.to_move, &self.rules, action) {
+            Some(kept) => kept,
+            None => self.sow_move(action).0,
+        };
         let (board, _, taken) = self.capture(board, last);
         (board, taken)
     }

@@ -105,8 +105,24 @@ fn compare_positions(rules: &Rules, positions: u32, seed: u64) {
         let to_move = Player::from_index(rng.random_range(0..2usize)).unwrap();
         let ply = rng.random_range(0..rules.max_plies());
         let engine = State::new(rules, &cells, captured, to_move, ply).unwrap();
-        let naive = Position::new(rules, cells, captured, to_move, ply);
+        let naive = Position::new(rules, cells.clone(), captured, to_move, ply);
         check_moves(rules, &engine, &naive);
+        // Made keeping its sowings, the same position, whose boards after each move are those
+        // of the moves played (and so the naive engine's), from the kept sowings or afresh.
+        let mut sown = SownMoves::new();
+        let kept = State::new_sown(rules, &cells, captured, to_move, ply, &mut sown).unwrap();
+        assert_eq!(kept, engine, "made keeping its sowings");
+        for a in engine.legal_actions() {
+            let board = engine.play_board(a);
+            assert_eq!(kept.play_board_sown(a, &sown), board, "action {a}, kept");
+            assert_eq!(
+                engine.play_board_sown(a, &SownMoves::new()),
+                board,
+                "action {a}, nothing kept"
+            );
+            let (_, info) = engine.play_with_info(a).unwrap();
+            assert_eq!(board.1, info.captured, "what action {a} captured");
+        }
     }
 }
 

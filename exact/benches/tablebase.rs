@@ -1,5 +1,5 @@
 //! Tablebase speed: building en-dodoi-6 to K seeds (default 16; `SOWING_TB_SEEDS=20` for the
-//! full target, about ten minutes) on every core, and probing it with random positions on one
+//! full target, about ten minutes) on every core (`SOWING_TB_THREADS=N` for N), and probing it with random positions on one
 //! thread; `SOWING_TB_FILE=FILE` probes a table read from FILE instead of building one. Run with
 //! `cargo bench -p sowing-exact --bench tablebase`; targets: K = 20 in under 30 minutes on two
 //! cores, 5,000,000 probes/s on one thread.
@@ -50,23 +50,52 @@ fn random_states(table: &Tablebase, count: usize, seed: u64) -> Vec<State> {
         .collect()
 }
 
-/// Build en-dodoi-6 to `SOWING_TB_SEEDS` seeds (default 16) and say how long it took.
+/// Seconds this process has spent on CPUs, all its threads together.
+fn process_cpu_seconds() -> Option<f64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+    // SAFETY: getrusage fills the struct it is given, and says so by returning 0.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: filled by the successful call above.
+    let usage = unsafe { usage.assume_init() };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
+}
+
+/// Build en-dodoi-6 to `SOWING_TB_SEEDS` seeds (default 16) on `SOWING_TB_THREADS` threads
+/// (default one per core) and say how long it took, per second of wall-clock time and per
+/// CPU-second (the figure per core, which a busy neighbour does not dilute).
 fn build() -> Tablebase {
     let seeds: u32 = std::env::var("SOWING_TB_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(16);
+    let threads: usize = std::env::var("SOWING_TB_THREADS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let rules = Rules::preset("en-dodoi-6").expect("a preset");
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let started = Instant::now();
-    let table = Tablebase::build(&rules, seeds, &BuildOptions::default()).expect("fits");
+    let options = BuildOptions {
+        threads,
+        ..BuildOptions::default()
+    };
+    let (started, cpu) = (Instant::now(), process_cpu_seconds());
+    let table = Tablebase::build(&rules, seeds, &options).expect("fits");
     let seconds = started.elapsed().as_secs_f64();
-    println!(
+    let mut line = format!(
         "build en-dodoi-6 to {seeds} seeds, {threads} threads: {} positions in {seconds:.1} s, \
          {:.2} M positions/s",
         table.len(),
         table.len() as f64 / seconds / 1e6
     );
+    if let (Some(a), Some(b)) = (cpu, process_cpu_seconds()) {
+        line.push_str(&format!(
+            " ({:.2} M per CPU-second)",
+            table.len() as f64 / (b - a) / 1e6
+        ));
+    }
+    println!("{line}");
     table
 }
 

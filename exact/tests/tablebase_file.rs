@@ -236,9 +236,10 @@ fn tables_beyond_memory_are_refused_before_anything_is_allocated() {
     else {
         panic!("expected out of memory, got {e}");
     };
-    assert_eq!(Some(needed), build_bytes(6, 100));
-    assert!(build_bytes(6, fits as usize).unwrap() <= u128::from(available));
-    assert!(build_bytes(6, fits as usize + 1).unwrap() > u128::from(available));
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(Some(needed), build_bytes(6, 100, threads));
+    assert!(build_bytes(6, fits as usize, threads).unwrap() <= u128::from(available));
+    assert!(build_bytes(6, fits as usize + 1, threads).unwrap() > u128::from(available));
     let message = e.to_string();
     assert!(message.contains("this process can have"), "{message}");
     assert!(

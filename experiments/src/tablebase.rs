@@ -240,7 +240,7 @@ fn build(args: BuildArgs) -> Result<(), Box<dyn std::error::Error>> {
     let partial = checkpoint_path(&args.out);
     output_file::check(&partial).map_err(|e| format!("the checkpoint: {e}"))?;
     if !args.json {
-        let memory = build_bytes(rules.holes(), args.max_seeds as usize)
+        let memory = build_bytes(rules.holes(), args.max_seeds as usize, threads)
             .map_or("an unknown amount".to_string(), |b| size(b as f64));
         note!(
             "building {} ({}) to {} seeds on {threads} threads: up to {memory} of memory",

@@ -29,7 +29,7 @@
 use super::error::TablebaseError;
 use super::index::{PositionIndex, next_in_layer};
 use super::{CYCLIC, Cyclic, NEG_INF, POS_INF, bounds, value_of};
-use sowing_env::{Board, ByPlayer, MAX_TOTAL_SEEDS, Player, Rules, Sowing, State, sow};
+use sowing_env::{Board, ByPlayer, MAX_TOTAL_SEEDS, Player, Rules, Sowing, SownMoves, State, sow};
 use std::fmt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -97,7 +97,7 @@ const BLOCKED: i8 = i8::MAX;
 /// A node not won (yet): values are in `-127..=127`.
 const NOT_WON: i8 = i8::MIN;
 /// Positions per job handed to a thread.
-const CHUNK: usize = 1 << 15;
+pub(crate) const CHUNK: usize = 1 << 15;
 
 /// Layers solved before, to go on from: the values of the layers of `0..=seeds` seeds (a table
 /// of `seeds` seeds, which is a prefix of any larger one) and their cyclic positions.
@@ -133,10 +133,7 @@ pub(crate) fn build(
         .map_err(|e| TablebaseError::Unsupported {
             message: e.to_string(),
         })?;
-    let threads = match options.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        t => t,
-    };
+    let threads = threads(options.threads);
     let mut values = vec![0u8; index.len() as usize];
     let mut cyclic = Vec::new();
     let total = 3 * index.len();
@@ -182,8 +179,25 @@ pub(crate) fn build(
     Ok((values, cyclic))
 }
 
+/// The threads a build asked for `asked` runs on: 0 is one per core.
+pub(crate) fn threads(asked: usize) -> usize {
+    match asked {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        t => t,
+    }
+}
+
 fn out_len(layer: &std::ops::Range<u64>) -> u64 {
     layer.end - layer.start
+}
+
+/// A move of the layer being solved that captures: into the layers below.
+struct Exit {
+    /// The child's index in the table.
+    child: u64,
+    /// The position moved from, within its job.
+    at: u32,
+    captured: u8,
 }
 
 /// One layer being solved.
@@ -197,18 +211,19 @@ struct Layer<'a> {
 }
 
 impl Layer<'_> {
-    /// The position of `cells` (mover's row first), South to move.
-    fn position(&self, cells: &[u8]) -> State {
-        State::new(&self.rules, cells, self.captured, Player::South, 0)
+    /// The position of `cells` (mover's row first), South to move, the sowings of its legal
+    /// moves kept in `sown` for [`Layer::moves`].
+    fn position(&self, cells: &[u8], sown: &mut SownMoves) -> State {
+        State::new_sown(&self.rules, cells, self.captured, Player::South, 0, sown)
             .expect("a board of at most the rules' seeds, with the rest captured, is a position")
     }
 
-    /// Each legal move of `state`: the action, the index of the child (turned to put its mover
-    /// first) and the seeds captured.
+    /// Each legal move of `state` (made by [`Layer::position`] with `sown`): the action, the
+    /// index of the child (turned to put its mover first) and the seeds captured.
     #[inline]
-    fn moves(&self, state: &State, mut each: impl FnMut(usize, u64, u32)) {
+    fn moves(&self, state: &State, sown: &SownMoves, mut each: impl FnMut(usize, u64, u32)) {
         for a in state.legal_actions() {
-            let (board, captured) = state.play_board(a);
+            let (board, captured) = state.play_board_sown(a, sown);
             each(
                 a,
                 self.index.index_rotated(&board.bytes(), self.holes),
@@ -282,43 +297,67 @@ impl Layer<'_> {
             threads,
             jobs,
             |(job, (((exit_value, exit_low), exit_high), inside))| {
+                // The moves are sown first, their children valued after: a capture's child lies
+                // anywhere in the layers below, and a lookup waiting for each miss in turn was a
+                // third of this stage.
+                // At most `holes` moves a position: the buffers never grow (see memory::per_thread).
+                let mut quiet = Vec::with_capacity(exit_value.len() * self.holes);
+                let mut exits: Vec<Exit> = Vec::with_capacity(exit_value.len() * self.holes);
+                let mut sown = SownMoves::new();
                 self.walk(job * CHUNK, exit_low.len(), |p, cells| {
                     let at = p - job * CHUNK;
-                    let state = self.position(cells);
+                    let state = self.position(cells, &mut sown);
                     if state.legal_mask() == 0 {
                         exit_value[at] = (-k) as i8;
                         exit_low[at] = (-k) as i8;
                         exit_high[at] = (-k) as i8;
                         return;
                     }
-                    let mut best_value = i32::MIN;
-                    let (mut best_low, mut best_high) = (i32::MIN, i32::MIN);
-                    self.moves(&state, |action, child, captured| {
+                    self.moves(&state, &sown, |action, child, captured| {
                         if captured == 0 {
-                            links[(child - self.start) as usize].fetch_add(1, Relaxed);
+                            quiet.push((child - self.start) as u32);
                             inside[at] |= 1 << action;
                         } else {
-                            let c = captured as i32;
-                            best_value = best_value.max(c - value_of(lower, known, child));
-                            let (low, high) = bounds(lower, known, child);
-                            if high != i32::MAX {
-                                best_low = best_low.max(c - high);
-                            }
-                            best_high =
-                                best_high.max(if low == i32::MIN { i32::MAX } else { c - low });
+                            exits.push(Exit {
+                                child,
+                                at: at as u32,
+                                captured: captured as u8,
+                            });
                         }
                     });
-                    if best_value != i32::MIN {
+                });
+                // Each position's exits are together, in order: the best of each is kept as the
+                // next position's begin.
+                let (mut best_value, mut best_low, mut best_high) = (i32::MIN, i32::MIN, i32::MIN);
+                for (i, exit) in exits.iter().enumerate() {
+                    if let Some(ahead) = exits.get(i + AHEAD) {
+                        if let Some(byte) = lower.get(ahead.child as usize) {
+                            prefetch(byte);
+                        }
+                    }
+                    let c = i32::from(exit.captured);
+                    best_value = best_value.max(c - value_of(lower, known, exit.child));
+                    let (low, high) = bounds(lower, known, exit.child);
+                    if high != i32::MAX {
+                        best_low = best_low.max(c - high);
+                    }
+                    best_high = best_high.max(if low == i32::MIN { i32::MAX } else { c - low });
+                    if exits.get(i + 1).is_none_or(|next| next.at != exit.at) {
+                        let at = exit.at as usize;
                         exit_value[at] = best_value as i8;
+                        if best_low != i32::MIN {
+                            exit_low[at] = best_low as i8;
+                        }
+                        exit_high[at] = if best_high == i32::MAX {
+                            BLOCKED
+                        } else {
+                            best_high as i8
+                        };
+                        (best_value, best_low, best_high) = (i32::MIN, i32::MIN, i32::MIN);
                     }
-                    if best_low != i32::MIN {
-                        exit_low[at] = best_low as i8;
-                    }
-                    exit_high[at] = match best_high {
-                        i32::MIN => NO_EXIT,
-                        i32::MAX => BLOCKED,
-                        v => v as i8,
-                    };
+                }
+                each_prefetched(&links, &quiet, |_, link| {
+                    link.fetch_add(1, Relaxed);
                 });
                 report(
                     Stage::Moves,
@@ -347,11 +386,24 @@ impl Layer<'_> {
             .collect();
         let done = AtomicU64::new(0);
         run_parallel(threads, jobs, |(first, count)| {
+            // The job's moves are sown first, then linked: a link's slot is a locked
+            // read-modify-write of a place anywhere in the layer, and locked operations wait for
+            // each other's cache misses unless the places are fetched ahead.
+            let moves = count * self.holes;
+            let (mut parents, mut children) =
+                (Vec::with_capacity(moves), Vec::with_capacity(moves));
             self.walk(first, count, |p, cells| {
                 self.quiet_moves(cells, inside[p], |child| {
-                    let slot = links[(child - self.start) as usize].fetch_sub(1, Relaxed) - 1;
-                    predecessors[slot as usize].store(p as u32, Relaxed);
+                    parents.push(p as u32);
+                    children.push((child - self.start) as u32);
                 });
+            });
+            let mut slots = Vec::with_capacity(moves);
+            each_prefetched(&links, &children, |_, link| {
+                slots.push(link.fetch_sub(1, Relaxed) - 1);
+            });
+            each_prefetched(&predecessors, &slots, |i, predecessor| {
+                predecessor.store(parents[i], Relaxed);
             });
             report(
                 Stage::Predecessors,
@@ -365,12 +417,6 @@ impl Layer<'_> {
         // exit of the layer leads to a position whose bounds differ, one sweep serves both.
         let moves_inside: Vec<u8> = inside.iter().map(|m| m.count_ones() as u8).collect();
         drop(inside);
-        let runs = |q: usize| {
-            let (a, b) = (links[q].load(Relaxed), links[q + 1].load(Relaxed));
-            predecessors[a as usize..b as usize]
-                .iter()
-                .map(|p| p.load(Relaxed) as usize)
-        };
         let same = exit_low == exit_value && exit_high == exit_value;
         let sweeps = if same { 1 } else { 2 };
         let thresholds = 2 * k as u64 + 1;
@@ -380,28 +426,35 @@ impl Layer<'_> {
                 len as u64 * (sweep * thresholds + done) / (sweeps * thresholds),
             );
         };
-        let (value_low, value_high) =
-            sweep(k, &exit_value, &exit_value, &moves_inside, &runs, &|part| {
-                report_sweep(0, part)
-            });
+        let graph = Predecessors {
+            starts: &links,
+            of: &predecessors,
+        };
+        let value = sweep(
+            k,
+            &exit_value,
+            &exit_value,
+            &moves_inside,
+            &graph,
+            &|part| report_sweep(0, part),
+        );
         drop(exit_value);
-        let (result_low, result_high) = if same {
-            (value_low.clone(), value_high.clone())
-        } else {
-            sweep(k, &exit_low, &exit_high, &moves_inside, &runs, &|part| {
+        let result = (!same).then(|| {
+            sweep(k, &exit_low, &exit_high, &moves_inside, &graph, &|part| {
                 report_sweep(1, part)
             })
-        };
+        });
+        let result = result.as_ref().unwrap_or(&value);
         for p in 0..len {
             // L = the threshold its node was won at, or -inf; H = minus its node's, or +inf.
             let bound_low = |won: i8| if won == NOT_WON { NEG_INF } else { won };
             let bound_high = |won: i8| if won == NOT_WON { POS_INF } else { -won };
-            let (low, high) = (bound_low(result_low[p]), bound_high(result_high[p]));
+            let (low, high) = (bound_low(result[p].low), bound_high(result[p].high));
             if low == high {
                 out[p] = low as u8;
                 continue;
             }
-            let (value_low, value_high) = (bound_low(value_low[p]), bound_high(value_high[p]));
+            let (value_low, value_high) = (bound_low(value[p].low), bound_high(value[p].high));
             out[p] = CYCLIC;
             cyclic.push(Cyclic {
                 index: self.start + p as u64,
@@ -415,72 +468,217 @@ impl Layer<'_> {
     }
 }
 
+/// The in-layer predecessors of each position of a layer: those of `q` are
+/// `of[starts[q]..starts[q + 1]]`.
+struct Predecessors<'a> {
+    starts: &'a [AtomicU32],
+    of: &'a [AtomicU32],
+}
+
+/// A position's two nodes in a threshold sweep: the threshold each was won at, or [`NOT_WON`],
+/// and the moves of its `H` node not won yet. Kept together because a win is passed on to a
+/// predecessor anywhere in the layer, and one cache miss there is cheaper than three.
+#[derive(Clone, Copy)]
+struct Node {
+    low: i8,
+    high: i8,
+    left: u8,
+}
+
+/// Nodes whose wins are passed on at a time: their predecessors are fetched ahead together.
+const BATCH: usize = 1 << 12;
+
 /// One threshold sweep over a layer of `k` seeds (see the module documentation): for each
 /// position, the threshold at which its `L` node and its `H` node were won, or [`NOT_WON`].
 /// `exit_low` is each position's best exit for its `L` node ([`NO_EXIT`] for none), `exit_high`
 /// for its `H` node ([`NO_EXIT`] for none, [`BLOCKED`] for one never won), `moves_inside` its
-/// in-layer moves, `runs(q)` the in-layer predecessors of `q`. `progress` is told how many of the
+/// in-layer moves, `graph` the in-layer predecessors. `progress` is told how many of the
 /// `2k + 1` thresholds are done.
-fn sweep<I: Iterator<Item = usize>>(
+///
+/// The exits are sorted by the threshold they are won at before the sweep starts, so that each
+/// threshold visits only its own exits (a scan of the whole layer at each of the `2k + 1`
+/// thresholds cost more than the rest of the sweep). Wins are passed on in batches taken from a
+/// queue, every place a batch touches fetched ahead: the predecessors of won nodes lie anywhere
+/// in the layer, and fetched one at a time, the misses were most of the sweep's time. Within a
+/// threshold the order does not matter: the nodes won by its end are the least fixed point of
+/// the rules, whatever the order.
+fn sweep(
     k: i32,
     exit_low: &[i8],
     exit_high: &[i8],
     moves_inside: &[u8],
-    runs: &impl Fn(usize) -> I,
+    graph: &Predecessors<'_>,
     progress: &dyn Fn(u64),
-) -> (Vec<i8>, Vec<i8>) {
-    let len = exit_low.len();
+) -> Vec<Node> {
     // Moves left to win at each H node: every in-layer move, and its exits as one more.
-    let mut left: Vec<u8> = moves_inside
+    let mut nodes: Vec<Node> = moves_inside
         .iter()
         .zip(exit_high)
-        .map(|(&m, &e)| m + u8::from(e != NO_EXIT))
+        .map(|(&m, &e)| Node {
+            low: NOT_WON,
+            high: NOT_WON,
+            left: m + u8::from(e != NO_EXIT),
+        })
         .collect();
-    let mut low = vec![NOT_WON; len];
-    let mut high = vec![NOT_WON; len];
-    let mut stack: Vec<u32> = Vec::new();
+    // An L node's exit is won at the threshold of its value, an H node's at minus its value.
+    let low_exits = ByThreshold::new(k, exit_low.iter().map(|&e| (e != NO_EXIT).then_some(e)));
+    let high_exits = ByThreshold::new(
+        k,
+        exit_high
+            .iter()
+            .map(|&e| (e != NO_EXIT && e != BLOCKED).then(|| -e)),
+    );
+    // Won nodes whose wins are still to pass on, as `position << 1 | (1 for H)`; each node is
+    // won once, so the queue never holds more than two entries a position.
+    let mut queue: Vec<u32> = Vec::new();
+    // A batch's predecessors: `position << 1 | (1 when an H node was won)`.
+    let mut touched: Vec<u32> = Vec::new();
+    let at = |node: u32| &graph.starts[(node >> 1) as usize];
     for (step, t) in (-k..=k).rev().enumerate() {
         let t8 = t as i8;
-        for (p, (&el, &eh)) in exit_low.iter().zip(exit_high).enumerate() {
-            if el == t8 && el != NO_EXIT && low[p] == NOT_WON {
-                low[p] = t8;
-                stack.push((p as u32) << 1);
-            }
-            // A BLOCKED exit is never won; NO_EXIT is no exit at all.
-            if eh != NO_EXIT && eh != BLOCKED && i32::from(eh) == -t {
-                left[p] -= 1;
-                if left[p] == 0 {
-                    high[p] = t8;
-                    stack.push((p as u32) << 1 | 1);
-                }
+        for &p in low_exits.at(t) {
+            let node = &mut nodes[p as usize];
+            if node.low == NOT_WON {
+                node.low = t8;
+                queue.push(p << 1);
             }
         }
-        while let Some(node) = stack.pop() {
-            let q = (node >> 1) as usize;
-            if node & 1 == 0 {
-                // L(q) won: one more move of each parent's H node is won.
-                for p in runs(q) {
-                    if high[p] == NOT_WON {
-                        left[p] -= 1;
-                        if left[p] == 0 {
-                            high[p] = t8;
-                            stack.push((p as u32) << 1 | 1);
+        for &p in high_exits.at(t) {
+            let node = &mut nodes[p as usize];
+            node.left -= 1;
+            if node.left == 0 {
+                node.high = t8;
+                queue.push(p << 1 | 1);
+            }
+        }
+        let mut head = 0;
+        while head < queue.len() {
+            let batch = head..queue.len().min(head + BATCH);
+            head = batch.end;
+            // Where each won node's predecessors start (fetched twice as far ahead), then the
+            // predecessors themselves.
+            let won = &queue[batch];
+            for &node in won.iter().take(2 * AHEAD) {
+                prefetch(at(node));
+            }
+            touched.clear();
+            for (i, &node) in won.iter().enumerate() {
+                if let Some(&ahead) = won.get(i + 2 * AHEAD) {
+                    prefetch(at(ahead));
+                }
+                if let Some(&ahead) = won.get(i + AHEAD) {
+                    let first = at(ahead).load(Relaxed) as usize;
+                    if let Some(run) = graph.of.get(first) {
+                        prefetch(run);
+                    }
+                }
+                let q = (node >> 1) as usize;
+                let (a, b) = (
+                    graph.starts[q].load(Relaxed) as usize,
+                    graph.starts[q + 1].load(Relaxed) as usize,
+                );
+                for p in &graph.of[a..b] {
+                    touched.push(p.load(Relaxed) << 1 | (node & 1));
+                }
+            }
+            for i in 0..touched.len() {
+                if let Some(&ahead) = touched.get(i + AHEAD) {
+                    prefetch(&nodes[(ahead >> 1) as usize]);
+                }
+                let (p, h_won) = (touched[i] >> 1, touched[i] & 1 == 1);
+                let node = &mut nodes[p as usize];
+                if !h_won {
+                    // L(q) won: one more move of each parent's H node is won.
+                    if node.high == NOT_WON {
+                        node.left -= 1;
+                        if node.left == 0 {
+                            node.high = t8;
+                            queue.push(p << 1 | 1);
                         }
                     }
-                }
-            } else {
-                // H(q) won: each parent's L node wins by moving there.
-                for p in runs(q) {
-                    if low[p] == NOT_WON {
-                        low[p] = t8;
-                        stack.push((p as u32) << 1);
-                    }
+                } else if node.low == NOT_WON {
+                    // H(q) won: each parent's L node wins by moving there.
+                    node.low = t8;
+                    queue.push(p << 1);
                 }
             }
         }
+        queue.clear();
         progress(step as u64 + 1);
     }
-    (low, high)
+    nodes
+}
+
+/// The positions of a layer of `k` seeds grouped by a threshold in `-k..=k` (a counting sort,
+/// positions in index order within a threshold); a position without one is left out.
+struct ByThreshold {
+    k: i32,
+    /// Where each threshold's positions start in `positions`, from `-k` up, and where the last
+    /// ends.
+    starts: Vec<usize>,
+    positions: Vec<u32>,
+}
+
+impl ByThreshold {
+    fn new(k: i32, thresholds: impl Iterator<Item = Option<i8>> + Clone) -> ByThreshold {
+        let slot = |t: i8| (i32::from(t) + k) as usize;
+        let mut starts = vec![0usize; 2 * k as usize + 2];
+        for t in thresholds.clone().flatten() {
+            starts[slot(t) + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut next = starts.clone();
+        let mut positions = vec![0u32; starts[starts.len() - 1]];
+        for (p, t) in thresholds.enumerate() {
+            if let Some(t) = t {
+                positions[next[slot(t)]] = p as u32;
+                next[slot(t)] += 1;
+            }
+        }
+        ByThreshold {
+            k,
+            starts,
+            positions,
+        }
+    }
+
+    /// The positions of threshold `t`.
+    fn at(&self, t: i32) -> &[u32] {
+        let slot = (t + self.k) as usize;
+        &self.positions[self.starts[slot]..self.starts[slot + 1]]
+    }
+}
+
+/// How far ahead [`each_prefetched`] fetches: enough misses in flight to hide memory's latency.
+const AHEAD: usize = 16;
+
+/// Call `each(i, &items[at[i]])` for each `i` in order, fetching the places a few ahead into
+/// the cache first: places scattered over a large array would otherwise be fetched one miss at
+/// a time.
+#[inline]
+fn each_prefetched<T>(items: &[T], at: &[u32], mut each: impl FnMut(usize, &T)) {
+    for (i, &place) in at.iter().enumerate() {
+        if let Some(&ahead) = at.get(i + AHEAD) {
+            prefetch(&items[ahead as usize]);
+        }
+        each(i, &items[place as usize]);
+    }
+}
+
+/// Ask for `place` to be brought into the cache; a hint, which changes no value.
+#[inline(always)]
+fn prefetch<T>(place: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing into the program and cannot fault; `place` is a
+    // reference, so the address is valid anyway.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((place as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = place;
 }
 
 /// Run `work` on every job, on `threads` threads (no more than there are jobs) taking jobs in

@@ -324,7 +324,7 @@ impl Tablebase {
     ) -> Result<(Tablebase, Option<u32>), TablebaseError> {
         let path = checkpoint.path;
         // The memory and limits first: a build that cannot run reads no checkpoint.
-        Tablebase::index_for(rules, max_seeds)?;
+        Tablebase::index_for(rules, max_seeds, options.threads)?;
         let from = match std::fs::symlink_metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(TablebaseError::io(path, "read", e)),
@@ -378,9 +378,13 @@ impl Tablebase {
         Ok((table, resumed))
     }
 
-    /// The index of a table of `rules` to `max_seeds` seeds, once the build is known to fit the
-    /// memory and the builder's limits.
-    fn index_for(rules: &Rules, max_seeds: u32) -> Result<PositionIndex, TablebaseError> {
+    /// The index of a table of `rules` to `max_seeds` seeds, once a build on `threads` threads
+    /// (0: one per core) is known to fit the memory and the builder's limits.
+    fn index_for(
+        rules: &Rules,
+        max_seeds: u32,
+        threads: usize,
+    ) -> Result<PositionIndex, TablebaseError> {
         if max_seeds > MAX_SEEDS {
             return Err(TablebaseError::Unsupported {
                 message: format!(
@@ -395,6 +399,7 @@ impl Tablebase {
             &format!("a tablebase of {} to {max_seeds} seeds", rules.summary()),
             holes,
             k,
+            build::threads(threads),
         )?;
         let top = index::layer_len(2 * holes, k).unwrap_or(u128::MAX);
         if top * holes as u128 > u128::from(u32::MAX) {
@@ -416,7 +421,7 @@ impl Tablebase {
         from: Option<build::Solved>,
         save: build::SaveLayers<'_>,
     ) -> Result<Tablebase, TablebaseError> {
-        let index = Tablebase::index_for(rules, max_seeds)?;
+        let index = Tablebase::index_for(rules, max_seeds, options.threads)?;
         let (values, cyclic) = build::build(rules, &index, options, from, save)?;
         Ok(Tablebase {
             rules: *rules,
