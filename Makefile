@@ -77,6 +77,7 @@ bench: build python
 	$(VPY) pybindings/bench_search.py
 	$(VPY) pybindings/bench_positions.py
 	$(VPY) pybindings/bench_solve.py
+	$(VPY) pybindings/bench_tablebase_ray.py
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -9,8 +9,9 @@ use crate::rules::{PyRules, rules_arg};
 use crate::state::PyState;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use sowing_env::State;
-use sowing_exact::tablebase::{BuildOptions, Load, Probe, Tablebase};
+use sowing_exact::tablebase::{BuildOptions, LayerPart, Load, Probe, Tablebase};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -193,6 +194,74 @@ impl PyTablebase {
             })
         })?;
         built.map(PyTablebase).map_err(to_py)
+    }
+
+    /// The positions of the next layer, the one of `max_seeds + 1` seeds that `layer_part` and
+    /// `extend` build.
+    fn next_layer_len(&self) -> PyResult<u64> {
+        self.0.next_layer_len().map_err(to_py)
+    }
+
+    /// The moves of positions `first .. first + count` of the next layer, sown and their
+    /// captures valued from this table, on this thread, as bytes for `extend`: the part of a
+    /// layer's build that a worker does (`python -m sowing.ray.tablebase`).
+    fn layer_part<'py>(
+        &self,
+        py: Python<'py>,
+        first: &Bound<'_, PyAny>,
+        count: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let len = self.next_layer_len()?;
+        let first = args::int_in(first, "first", 0, len.into(), "0 to the layer's length")? as u64;
+        let count = args::int_in(
+            count,
+            "count",
+            0,
+            (len - first).into(),
+            "0 to the positions left in the layer after first",
+        )? as u64;
+        let table = &self.0;
+        let bytes = py
+            .detach(|| guard(|| table.layer_part(first, count).map(|p| p.to_bytes())))?
+            .map_err(to_py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// This table with its next layer, joined from the parts of `layer_part` (bytes) that
+    /// cover it in order, on `threads` threads (0: one per core): the table a build to one more
+    /// seed makes, byte for byte. Damaged parts, parts of another table, gaps and overlaps are
+    /// refused (`ValueError`), a table beyond the memory too (`MemoryError`).
+    #[pyo3(signature = (parts, threads = None))]
+    fn extend(
+        &self,
+        py: Python<'_>,
+        parts: Vec<Bound<'_, PyBytes>>,
+        threads: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyTablebase> {
+        let threads = match threads {
+            Some(t) => args::int_in(
+                t,
+                "threads",
+                0,
+                sowing_exact::memory::MAX_THREADS as i128,
+                "0 (one per core) to 1024",
+            )? as usize,
+            None => 0,
+        };
+        // Read while the bytes are Python's; each read copies what it keeps.
+        let parts = guard(|| {
+            parts
+                .iter()
+                .enumerate()
+                .map(|(i, bytes)| {
+                    LayerPart::from_bytes(bytes.as_bytes())
+                        .map_err(|e| PyValueError::new_err(format!("part {i}: {e}")))
+                })
+                .collect::<PyResult<Vec<_>>>()
+        })??;
+        let table = &self.0;
+        let extended = py.detach(|| guard(|| table.extend(&parts, threads)))?;
+        extended.map(PyTablebase).map_err(to_py)
     }
 
     /// Write the table to `path`, atomically (a temporary file beside it, then renamed).

@@ -90,10 +90,10 @@ pub struct BuildProgress {
 
 /// A best exit that does not exist: the position has legal moves, none of which captures (for
 /// `L`, also: every capture leads where the opponent can hold the game endless).
-const NO_EXIT: i8 = i8::MIN;
+pub(crate) const NO_EXIT: i8 = i8::MIN;
 /// A best exit for `H` worth plus infinity: a capture leads where the opponent cannot force an
 /// end, so the mover's `H` node is never won.
-const BLOCKED: i8 = i8::MAX;
+pub(crate) const BLOCKED: i8 = i8::MAX;
 /// A node not won (yet): values are in `-127..=127`.
 const NOT_WON: i8 = i8::MIN;
 /// Positions per job handed to a thread.
@@ -124,15 +124,8 @@ pub(crate) fn build(
     from: Option<Solved>,
     save: SaveLayers<'_>,
 ) -> Result<(Vec<u8>, Vec<Cyclic>), TablebaseError> {
-    let holes = rules.holes();
     let max_seeds = index.max_seeds();
-    // Positions of any number of seeds up to K are built as States of a rule set whose seed
-    // count leaves room for them; seeds per hole change nothing of the game tree.
-    let roomy = rules
-        .with(|s| s.seeds = MAX_TOTAL_SEEDS / (2 * s.holes))
-        .map_err(|e| TablebaseError::Unsupported {
-            message: e.to_string(),
-        })?;
+    let roomy = roomy(rules)?;
     let threads = threads(options.threads);
     let mut values = vec![0u8; index.len() as usize];
     let mut cyclic = Vec::new();
@@ -165,18 +158,21 @@ pub(crate) fn build(
                 });
             }
         };
-        let solver = Layer {
-            rules: roomy,
-            index,
-            seeds: k,
-            start: layer.start,
-            holes,
-            captured: ByPlayer::new((roomy.total_seeds() - k) as u8, 0),
-        };
+        let solver = Layer::new(&roomy, index, k);
         solver.solve(lower, &mut cyclic, out, threads, &report)?;
         save(k, &values[..layer.end as usize], &cyclic)?;
     }
     Ok((values, cyclic))
+}
+
+/// Positions of any number of seeds up to K are built as States of a rule set whose seed count
+/// leaves room for them; seeds per hole change nothing of the game tree.
+pub(crate) fn roomy(rules: &Rules) -> Result<Rules, TablebaseError> {
+    rules
+        .with(|s| s.seeds = MAX_TOTAL_SEEDS / (2 * s.holes))
+        .map_err(|e| TablebaseError::Unsupported {
+            message: e.to_string(),
+        })
 }
 
 /// The threads a build asked for `asked` runs on: 0 is one per core.
@@ -191,6 +187,16 @@ fn out_len(layer: &std::ops::Range<u64>) -> u64 {
     layer.end - layer.start
 }
 
+/// A job's part of a layer's exits (see [`Layer::sow_job`]), one entry a position: its best
+/// exit for the value, for `L` and for `H` ([`NO_EXIT`] for none, `H`'s [`BLOCKED`] for one
+/// never won), and its in-layer moves as bits.
+pub(crate) struct Exits<'a> {
+    pub value: &'a mut [i8],
+    pub low: &'a mut [i8],
+    pub high: &'a mut [i8],
+    pub inside: &'a mut [u16],
+}
+
 /// A move of the layer being solved that captures: into the layers below.
 struct Exit {
     /// The child's index in the table.
@@ -201,7 +207,7 @@ struct Exit {
 }
 
 /// One layer being solved.
-struct Layer<'a> {
+pub(crate) struct Layer<'a> {
     rules: Rules,
     index: &'a PositionIndex,
     seeds: usize,
@@ -210,7 +216,19 @@ struct Layer<'a> {
     captured: ByPlayer<u8>,
 }
 
-impl Layer<'_> {
+impl<'a> Layer<'a> {
+    /// The layer of `seeds` seeds of `index`, its positions made with `roomy` rules.
+    pub(crate) fn new(roomy: &Rules, index: &'a PositionIndex, seeds: usize) -> Layer<'a> {
+        Layer {
+            rules: *roomy,
+            index,
+            seeds,
+            start: index.layer(seeds).start,
+            holes: roomy.holes(),
+            captured: ByPlayer::new((roomy.total_seeds() - seeds) as u8, 0),
+        }
+    }
+
     /// The position of `cells` (mover's row first), South to move, the sowings of its legal
     /// moves kept in `sown` for [`Layer::moves`].
     fn position(&self, cells: &[u8], sown: &mut SownMoves) -> State {
@@ -250,6 +268,165 @@ impl Layer<'_> {
         }
     }
 
+    /// Sow every move of positions `first..first + exits.len()` of the layer (layer ranks):
+    /// each position's best exits and in-layer moves into `exits`, and the child of each
+    /// in-layer move (layer rank), by position and action, onto `quiet`.
+    ///
+    /// The moves are sown first, their captures valued after: a capture's child lies anywhere in
+    /// the layers below, and a lookup waiting for each miss in turn was a third of this stage.
+    pub(crate) fn sow_job(
+        &self,
+        lower: &[u8],
+        known: &[Cyclic],
+        first: usize,
+        exits: Exits<'_>,
+        quiet: &mut Vec<u32>,
+    ) {
+        let k = self.seeds as i32;
+        let Exits {
+            value: exit_value,
+            low: exit_low,
+            high: exit_high,
+            inside,
+        } = exits;
+        // At most `holes` moves a position: the buffer never grows (see memory::per_thread).
+        let mut captures: Vec<Exit> = Vec::with_capacity(exit_value.len() * self.holes);
+        let mut sown = SownMoves::new();
+        self.walk(first, exit_value.len(), |p, cells| {
+            let at = p - first;
+            let state = self.position(cells, &mut sown);
+            if state.legal_mask() == 0 {
+                exit_value[at] = (-k) as i8;
+                exit_low[at] = (-k) as i8;
+                exit_high[at] = (-k) as i8;
+                return;
+            }
+            self.moves(&state, &sown, |action, child, captured| {
+                if captured == 0 {
+                    quiet.push((child - self.start) as u32);
+                    inside[at] |= 1 << action;
+                } else {
+                    captures.push(Exit {
+                        child,
+                        at: at as u32,
+                        captured: captured as u8,
+                    });
+                }
+            });
+        });
+        // Each position's exits are together, in order: the best are written when the next
+        // position's begin.
+        let (mut best_value, mut best_low, mut best_high) = (i32::MIN, i32::MIN, i32::MIN);
+        for (i, exit) in captures.iter().enumerate() {
+            if let Some(ahead) = captures.get(i + AHEAD) {
+                if let Some(byte) = lower.get(ahead.child as usize) {
+                    prefetch(byte);
+                }
+            }
+            let c = i32::from(exit.captured);
+            best_value = best_value.max(c - value_of(lower, known, exit.child));
+            let (low, high) = bounds(lower, known, exit.child);
+            if high != i32::MAX {
+                best_low = best_low.max(c - high);
+            }
+            best_high = best_high.max(if low == i32::MIN { i32::MAX } else { c - low });
+            if captures.get(i + 1).is_none_or(|next| next.at != exit.at) {
+                let at = exit.at as usize;
+                exit_value[at] = best_value as i8;
+                if best_low != i32::MIN {
+                    exit_low[at] = best_low as i8;
+                }
+                exit_high[at] = if best_high == i32::MAX {
+                    BLOCKED
+                } else {
+                    best_high as i8
+                };
+                (best_value, best_low, best_high) = (i32::MIN, i32::MIN, i32::MIN);
+            }
+        }
+    }
+
+    /// Where each in-layer move's link ends, from the count of each child's in-layer
+    /// predecessors in `links` (filling the runs from the end leaves `links` at where each run
+    /// starts); the number of in-layer moves.
+    pub(crate) fn run_ends(&self, links: &[AtomicU32]) -> Result<u64, TablebaseError> {
+        let mut edges = 0u64;
+        for link in links {
+            edges += u64::from(link.load(Relaxed));
+            let end = u32::try_from(edges).map_err(|_| TablebaseError::Unsupported {
+                message: format!(
+                    "the layer of {} seeds has more than 2^32 moves within the layer, more \
+                     than this builder indexes; build to fewer seeds",
+                    self.seeds
+                ),
+            })?;
+            link.store(end, Relaxed);
+        }
+        Ok(edges)
+    }
+
+    /// Stage 3, from the layer's exits and in-layer predecessors: each position's value into
+    /// `out` (layer ranks), those whose bounds differ onto `cyclic`.
+    pub(crate) fn value(
+        &self,
+        exits: Exits<'_>,
+        graph: &Predecessors<'_>,
+        cyclic: &mut Vec<Cyclic>,
+        out: &mut [u8],
+        report: &(dyn Fn(Stage, u64) + Sync),
+    ) {
+        let len = out.len();
+        let k = self.seeds as i32;
+        let Exits {
+            value: exit_value,
+            low: exit_low,
+            high: exit_high,
+            inside,
+        } = exits;
+        // Stage 3: the threshold sweeps. The value counts the captures made before endless play
+        // (exits worth `c - value(child)`); the bounds that decide results count endless play as
+        // a draw wherever it starts (exits worth `c - H(child)` and `c - L(child)`). Where no
+        // exit of the layer leads to a position whose bounds differ, one sweep serves both.
+        let moves_inside: Vec<u8> = inside.iter().map(|m| m.count_ones() as u8).collect();
+        let same = exit_low == exit_value && exit_high == exit_value;
+        let sweeps = if same { 1 } else { 2 };
+        let thresholds = 2 * k as u64 + 1;
+        let report_sweep = |sweep: u64, done: u64| {
+            report(
+                Stage::Values,
+                len as u64 * (sweep * thresholds + done) / (sweeps * thresholds),
+            );
+        };
+        let value = sweep(k, exit_value, exit_value, &moves_inside, graph, &|part| {
+            report_sweep(0, part)
+        });
+        let result = (!same).then(|| {
+            sweep(k, exit_low, exit_high, &moves_inside, graph, &|part| {
+                report_sweep(1, part)
+            })
+        });
+        let result = result.as_ref().unwrap_or(&value);
+        for p in 0..len {
+            // L = the threshold its node was won at, or -inf; H = minus its node's, or +inf.
+            let bound_low = |won: i8| if won == NOT_WON { NEG_INF } else { won };
+            let bound_high = |won: i8| if won == NOT_WON { POS_INF } else { -won };
+            let (low, high) = (bound_low(result[p].low), bound_high(result[p].high));
+            if low == high {
+                out[p] = low as u8;
+                continue;
+            }
+            let (value_low, value_high) = (bound_low(value[p].low), bound_high(value[p].high));
+            out[p] = CYCLIC;
+            cyclic.push(Cyclic {
+                index: self.start + p as u64,
+                value: value_low.max(0).min(value_high),
+                endless: value_low < 0 && value_high > 0,
+                low,
+                high,
+            });
+        }
+    }
+
     /// Walk the boards of the layer `first..first + len` (layer ranks), in order, mover's row
     /// first.
     fn walk(&self, first: usize, len: usize, mut each: impl FnMut(usize, &[u8])) {
@@ -275,7 +452,6 @@ impl Layer<'_> {
         report: &(dyn Fn(Stage, u64) + Sync),
     ) -> Result<(), TablebaseError> {
         let len = out.len();
-        let k = self.seeds as i32;
         // Stage 1: the best capture of each position for its `L` node and for its `H` node, its
         // in-layer moves (as bits), and each child's count of in-layer predecessors (in `links`,
         // turned into where they end by a prefix sum).
@@ -297,65 +473,19 @@ impl Layer<'_> {
             threads,
             jobs,
             |(job, (((exit_value, exit_low), exit_high), inside))| {
-                // The moves are sown first, their children valued after: a capture's child lies
-                // anywhere in the layers below, and a lookup waiting for each miss in turn was a
-                // third of this stage.
-                // At most `holes` moves a position: the buffers never grow (see memory::per_thread).
                 let mut quiet = Vec::with_capacity(exit_value.len() * self.holes);
-                let mut exits: Vec<Exit> = Vec::with_capacity(exit_value.len() * self.holes);
-                let mut sown = SownMoves::new();
-                self.walk(job * CHUNK, exit_low.len(), |p, cells| {
-                    let at = p - job * CHUNK;
-                    let state = self.position(cells, &mut sown);
-                    if state.legal_mask() == 0 {
-                        exit_value[at] = (-k) as i8;
-                        exit_low[at] = (-k) as i8;
-                        exit_high[at] = (-k) as i8;
-                        return;
-                    }
-                    self.moves(&state, &sown, |action, child, captured| {
-                        if captured == 0 {
-                            quiet.push((child - self.start) as u32);
-                            inside[at] |= 1 << action;
-                        } else {
-                            exits.push(Exit {
-                                child,
-                                at: at as u32,
-                                captured: captured as u8,
-                            });
-                        }
-                    });
-                });
-                // Each position's exits are together, in order: the best of each is kept as the
-                // next position's begin.
-                let (mut best_value, mut best_low, mut best_high) = (i32::MIN, i32::MIN, i32::MIN);
-                for (i, exit) in exits.iter().enumerate() {
-                    if let Some(ahead) = exits.get(i + AHEAD) {
-                        if let Some(byte) = lower.get(ahead.child as usize) {
-                            prefetch(byte);
-                        }
-                    }
-                    let c = i32::from(exit.captured);
-                    best_value = best_value.max(c - value_of(lower, known, exit.child));
-                    let (low, high) = bounds(lower, known, exit.child);
-                    if high != i32::MAX {
-                        best_low = best_low.max(c - high);
-                    }
-                    best_high = best_high.max(if low == i32::MIN { i32::MAX } else { c - low });
-                    if exits.get(i + 1).is_none_or(|next| next.at != exit.at) {
-                        let at = exit.at as usize;
-                        exit_value[at] = best_value as i8;
-                        if best_low != i32::MIN {
-                            exit_low[at] = best_low as i8;
-                        }
-                        exit_high[at] = if best_high == i32::MAX {
-                            BLOCKED
-                        } else {
-                            best_high as i8
-                        };
-                        (best_value, best_low, best_high) = (i32::MIN, i32::MIN, i32::MIN);
-                    }
-                }
+                self.sow_job(
+                    lower,
+                    known,
+                    job * CHUNK,
+                    Exits {
+                        value: exit_value,
+                        low: exit_low,
+                        high: exit_high,
+                        inside,
+                    },
+                    &mut quiet,
+                );
                 each_prefetched(&links, &quiet, |_, link| {
                     link.fetch_add(1, Relaxed);
                 });
@@ -368,17 +498,7 @@ impl Layer<'_> {
 
         // Stage 2: the predecessors of each position, in one array, each position's run ending
         // where `links` says; filling them from the end leaves `links` at where each run starts.
-        let mut edges = 0u64;
-        for link in &links {
-            edges += u64::from(link.load(Relaxed));
-            let end = u32::try_from(edges).map_err(|_| TablebaseError::Unsupported {
-                message: format!(
-                    "the layer of {k} seeds has more than 2^32 moves within the layer, more \
-                     than this builder indexes; build to fewer seeds"
-                ),
-            })?;
-            link.store(end, Relaxed);
-        }
+        let edges = self.run_ends(&links)?;
         let predecessors: Vec<AtomicU32> = (0..edges).map(|_| AtomicU32::new(0)).collect();
         let jobs: Vec<(usize, usize)> = (0..len)
             .step_by(CHUNK)
@@ -386,9 +506,7 @@ impl Layer<'_> {
             .collect();
         let done = AtomicU64::new(0);
         run_parallel(threads, jobs, |(first, count)| {
-            // The job's moves are sown first, then linked: a link's slot is a locked
-            // read-modify-write of a place anywhere in the layer, and locked operations wait for
-            // each other's cache misses unless the places are fetched ahead.
+            // The job's moves are sown first, then linked (see `link`).
             let moves = count * self.holes;
             let (mut parents, mut children) =
                 (Vec::with_capacity(moves), Vec::with_capacity(moves));
@@ -398,81 +516,37 @@ impl Layer<'_> {
                     children.push((child - self.start) as u32);
                 });
             });
-            let mut slots = Vec::with_capacity(moves);
-            each_prefetched(&links, &children, |_, link| {
-                slots.push(link.fetch_sub(1, Relaxed) - 1);
-            });
-            each_prefetched(&predecessors, &slots, |i, predecessor| {
-                predecessor.store(parents[i], Relaxed);
-            });
+            link(&links, &predecessors, &parents, &children);
             report(
                 Stage::Predecessors,
                 done.fetch_add(count as u64, Relaxed) + count as u64,
             );
         });
 
-        // Stage 3: the threshold sweeps. The value counts the captures made before endless play
-        // (exits worth `c - value(child)`); the bounds that decide results count endless play as
-        // a draw wherever it starts (exits worth `c - H(child)` and `c - L(child)`). Where no
-        // exit of the layer leads to a position whose bounds differ, one sweep serves both.
-        let moves_inside: Vec<u8> = inside.iter().map(|m| m.count_ones() as u8).collect();
-        drop(inside);
-        let same = exit_low == exit_value && exit_high == exit_value;
-        let sweeps = if same { 1 } else { 2 };
-        let thresholds = 2 * k as u64 + 1;
-        let report_sweep = |sweep: u64, done: u64| {
-            report(
-                Stage::Values,
-                len as u64 * (sweep * thresholds + done) / (sweeps * thresholds),
-            );
-        };
-        let graph = Predecessors {
-            starts: &links,
-            of: &predecessors,
-        };
-        let value = sweep(
-            k,
-            &exit_value,
-            &exit_value,
-            &moves_inside,
-            &graph,
-            &|part| report_sweep(0, part),
+        self.value(
+            Exits {
+                value: &mut exit_value,
+                low: &mut exit_low,
+                high: &mut exit_high,
+                inside: &mut inside,
+            },
+            &Predecessors {
+                starts: &links,
+                of: &predecessors,
+            },
+            cyclic,
+            out,
+            report,
         );
-        drop(exit_value);
-        let result = (!same).then(|| {
-            sweep(k, &exit_low, &exit_high, &moves_inside, &graph, &|part| {
-                report_sweep(1, part)
-            })
-        });
-        let result = result.as_ref().unwrap_or(&value);
-        for p in 0..len {
-            // L = the threshold its node was won at, or -inf; H = minus its node's, or +inf.
-            let bound_low = |won: i8| if won == NOT_WON { NEG_INF } else { won };
-            let bound_high = |won: i8| if won == NOT_WON { POS_INF } else { -won };
-            let (low, high) = (bound_low(result[p].low), bound_high(result[p].high));
-            if low == high {
-                out[p] = low as u8;
-                continue;
-            }
-            let (value_low, value_high) = (bound_low(value[p].low), bound_high(value[p].high));
-            out[p] = CYCLIC;
-            cyclic.push(Cyclic {
-                index: self.start + p as u64,
-                value: value_low.max(0).min(value_high),
-                endless: value_low < 0 && value_high > 0,
-                low,
-                high,
-            });
-        }
         Ok(())
     }
 }
 
 /// The in-layer predecessors of each position of a layer: those of `q` are
 /// `of[starts[q]..starts[q + 1]]`.
-struct Predecessors<'a> {
-    starts: &'a [AtomicU32],
-    of: &'a [AtomicU32],
+pub(crate) struct Predecessors<'a> {
+    pub starts: &'a [AtomicU32],
+    pub of: &'a [AtomicU32],
 }
 
 /// A position's two nodes in a threshold sweep: the threshold each was won at, or [`NOT_WON`],
@@ -651,6 +725,27 @@ impl ByThreshold {
     }
 }
 
+/// Link in-layer moves, the move from `parents[i]` to `children[i]` (layer ranks), into their
+/// children's runs of predecessors, `links` holding where each run ends so far.
+///
+/// A link's slot is a locked read-modify-write of a place anywhere in the layer, and locked
+/// operations wait for each other's cache misses unless the places are fetched ahead: so the
+/// slots are taken first, then filled.
+pub(crate) fn link(
+    links: &[AtomicU32],
+    predecessors: &[AtomicU32],
+    parents: &[u32],
+    children: &[u32],
+) {
+    let mut slots = Vec::with_capacity(children.len());
+    each_prefetched(links, children, |_, link| {
+        slots.push(link.fetch_sub(1, Relaxed) - 1);
+    });
+    each_prefetched(predecessors, &slots, |i, predecessor| {
+        predecessor.store(parents[i], Relaxed);
+    });
+}
+
 /// How far ahead [`each_prefetched`] fetches: enough misses in flight to hide memory's latency.
 const AHEAD: usize = 16;
 
@@ -658,7 +753,7 @@ const AHEAD: usize = 16;
 /// the cache first: places scattered over a large array would otherwise be fetched one miss at
 /// a time.
 #[inline]
-fn each_prefetched<T>(items: &[T], at: &[u32], mut each: impl FnMut(usize, &T)) {
+pub(crate) fn each_prefetched<T>(items: &[T], at: &[u32], mut each: impl FnMut(usize, &T)) {
     for (i, &place) in at.iter().enumerate() {
         if let Some(&ahead) = at.get(i + AHEAD) {
             prefetch(&items[ahead as usize]);
@@ -683,7 +778,7 @@ fn prefetch<T>(place: &T) {
 
 /// Run `work` on every job, on `threads` threads (no more than there are jobs) taking jobs in
 /// turn.
-fn run_parallel<T: Send>(threads: usize, jobs: Vec<T>, work: impl Fn(T) + Sync) {
+pub(crate) fn run_parallel<T: Send>(threads: usize, jobs: Vec<T>, work: impl Fn(T) + Sync) {
     let threads = threads.clamp(1, jobs.len().max(1));
     let queue = Mutex::new(jobs.into_iter());
     std::thread::scope(|scope| {

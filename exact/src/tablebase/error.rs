@@ -24,6 +24,11 @@ pub enum TablebaseError {
         /// What is wrong with it.
         what: String,
     },
+    /// Bytes that are not a layer part ([`super::LayerPart::from_bytes`]), or a damaged one.
+    BadPart {
+        /// What is wrong with them.
+        what: String,
+    },
     /// A tablebase of rules whose game tree differs from the rules asked for.
     OtherRules {
         /// The file, or `None` for a table built in memory.
@@ -96,6 +101,9 @@ impl fmt::Display for TablebaseError {
                     "tablebase {} is damaged or not a tablebase: {what}",
                     path.display()
                 )
+            }
+            TablebaseError::BadPart { what } => {
+                write!(f, "not a layer part of a tablebase: {what}")
             }
             TablebaseError::OtherRules {
                 path,

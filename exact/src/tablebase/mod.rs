@@ -64,6 +64,7 @@ mod error;
 mod file;
 mod index;
 mod memory;
+mod part;
 mod values;
 
 pub use build::{BuildOptions, BuildProgress, Stage};
@@ -71,6 +72,7 @@ pub use error::TablebaseError;
 pub use file::{MAGIC, MAX_SEEDS, VERSION};
 pub use index::PositionIndex;
 pub use memory::build_bytes;
+pub use part::{LayerPart, PART_MAGIC, PART_VERSION};
 pub use values::Load;
 
 use crate::wdl::Wdl;

@@ -327,6 +327,16 @@ class Tablebase:
         machine lacks the memory), and write it to ``path`` if given."""
     def write(self, path: str | os.PathLike[str]) -> None:
         """Write the table, atomically (a temporary file, then renamed)."""
+    def next_layer_len(self) -> int:
+        """The positions of the next layer, of ``max_seeds + 1`` seeds."""
+    def layer_part(self, first: int, count: int) -> bytes:
+        """The moves of positions ``first .. first + count`` of the next layer, sown and their
+        captures valued from this table, as bytes for ``extend`` (a worker's part of a layer's
+        build; ``sowing.ray.tablebase``)."""
+    def extend(self, parts: list[bytes], threads: int | None = None) -> Tablebase:
+        """This table with its next layer, joined from ``layer_part``'s parts covering it in
+        order: the table a build to one more seed makes, byte for byte. Damaged parts, parts of
+        another table, gaps and overlaps are a ``ValueError``."""
     def value(self, state: State) -> int | None:
         """The perfect-play margin for the player to move; 0 for a game that is over; ``None``
         above ``max_seeds`` seeds on the board. A state of other rules is a ``ValueError``."""
