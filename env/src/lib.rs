@@ -65,7 +65,7 @@ pub use player::{ByPlayer, Player};
 pub use preset::{PRESETS, Preset, preset_source};
 pub use record::GameRecord;
 pub use rules::{MAX_HOLES, MAX_TOTAL_SEEDS, OUTSIDE_TREE_FIELDS, Rules, RulesSpec, TREE_FIELDS};
-pub use rules_file::read_rules_file;
+pub use rules_file::{read_rules_file, rules_of_file};
 pub use sow::{Sowing, sow};
 pub use state::{LegalActions, MoveInfo, State};
 pub use switches::{Direction, Trigger};

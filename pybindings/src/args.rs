@@ -45,6 +45,21 @@ impl Int {
     }
 }
 
+/// The `threads` argument: 0 (one per core) to [`MAX_THREADS`](sowing_exact::memory::MAX_THREADS),
+/// `default` when not given.
+pub fn threads(value: Option<&Bound<'_, PyAny>>, default: usize) -> PyResult<usize> {
+    match value {
+        Some(t) => Ok(int_in(
+            t,
+            "threads",
+            0,
+            sowing_exact::memory::MAX_THREADS as i128,
+            "0 (one per core) to 1024",
+        )? as usize),
+        None => Ok(default),
+    }
+}
+
 /// The integer argument `name`, which must be in `min..=max`; `allowed` says so in words, for
 /// the error.
 pub fn int_in(

@@ -18,7 +18,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use sowing_agents::AgentSpec;
 use sowing_eval::labelling::{self, Collector, DEFAULT_AGENTS, DEFAULT_OPENING, DEFAULT_VARIANT};
-use sowing_exact::memory::MAX_THREADS;
 use sowing_exact::searches::{self, DEFAULT_NODES, DEFAULT_TABLE_BITS, TABLE_BITS};
 use sowing_exact::tablebase::Tablebase;
 use std::path::PathBuf;
@@ -188,16 +187,7 @@ impl PyLabelling {
                 end - start
             )));
         }
-        let threads = match threads {
-            Some(t) => args::int_in(
-                t,
-                "threads",
-                0,
-                MAX_THREADS as i128,
-                "0 (one per core) to 1024",
-            )? as usize,
-            None => 1,
-        };
+        let threads = args::threads(threads, 1)?;
         let threads = searches::threads(
             threads,
             self.labelling.table_bits,

@@ -18,13 +18,14 @@
 //! it, and a nested struct is given as a dict.
 
 use crate::error::to_py;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyDictMethods, PyFloat, PyInt, PyString};
 use serde::Deserialize;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
-use sowing_env::{Error, PRESETS, Rules, RulesSpec, preset_source};
+use sowing_env::{Error, PRESETS, Rules, RulesSpec, preset_source, rules_of_file};
 use std::fmt;
+use std::path::PathBuf;
 
 /// The rules of one game. `Rules("en-dodoi-8")` is a preset; `Rules(holes=8, seeds=4,
 /// trigger="leave")` sets fields (the rest take the defaults of RULES.md).
@@ -96,6 +97,24 @@ impl PyRules {
     #[staticmethod]
     fn from_toml(text: &str) -> PyResult<PyRules> {
         Rules::from_toml(text).map(PyRules).map_err(to_py)
+    }
+
+    /// Rules from a rules file as `sowing --rules FILE` reads it: TOML when its name ends in
+    /// `.toml` (in any case), JSON otherwise. A file that cannot be read is a
+    /// `FileNotFoundError` or `OSError`, one that holds no rules a `ValueError`; each names the
+    /// file.
+    #[staticmethod]
+    fn from_file(path: PathBuf) -> PyResult<PyRules> {
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            let message = format!("cannot read rules file {}: {e}", path.display());
+            match e.kind() {
+                std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
+                _ => PyOSError::new_err(message),
+            }
+        })?;
+        rules_of_file(&path, &text)
+            .map(PyRules)
+            .map_err(PyValueError::new_err)
     }
 
     /// A copy with some fields changed, validated again.

@@ -16,7 +16,6 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use sowing_agents::{Agent, AgentSpec, SpecError};
 use sowing_eval::series::{self, MAX_TO, Odds, SeriesConfig};
-use sowing_exact::memory::MAX_THREADS;
 
 /// Stack of the thread that runs a series: it only deals out games to threads of the match loop
 /// (each with the standard 2 MiB), and plays none itself.
@@ -75,13 +74,7 @@ pub fn play_match(
             )? as u64,
             None => 100 * u64::from(to),
         },
-        threads: args::int_in(
-            threads,
-            "threads",
-            0,
-            MAX_THREADS as i128,
-            "0 (one per core) to 1024",
-        )? as usize,
+        threads: args::threads(Some(threads), 0)?,
     };
     let report = long_call::run_apart(py, SERIES_STACK, |stop| {
         let agents_stop = stop.clone();

@@ -15,7 +15,6 @@ use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError}
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use sowing_exact::Wdl;
-use sowing_exact::memory::MAX_THREADS;
 use sowing_exact::searches::{self, DEFAULT_NODES, DEFAULT_TABLE_BITS, TABLE_BITS};
 use sowing_exact::split::{MAX_DEPTH, Split};
 use sowing_exact::tablebase::Tablebase;
@@ -163,16 +162,7 @@ impl PySplit {
         threads: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Option<&'static str>>> {
         let (start, end) = self.range(start, end)?;
-        let threads = match threads {
-            Some(t) => args::int_in(
-                t,
-                "threads",
-                0,
-                MAX_THREADS as i128,
-                "0 (one per core) to 1024",
-            )? as usize,
-            None => 1,
-        };
+        let threads = args::threads(threads, 1)?;
         let threads = searches::threads(threads, self.table_bits, self.nodes, end - start)
             .map_err(PyMemoryError::new_err)?;
         let table = self.table()?;

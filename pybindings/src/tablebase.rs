@@ -170,16 +170,7 @@ impl PyTablebase {
             u32::MAX.into(),
             "0 or more seeds",
         )? as u32;
-        let threads = match threads {
-            Some(t) => args::int_in(
-                t,
-                "threads",
-                0,
-                sowing_exact::memory::MAX_THREADS as i128,
-                "0 (one per core) to 1024",
-            )? as usize,
-            None => 0,
-        };
+        let threads = args::threads(threads, 0)?;
         let built = py.detach(|| {
             guard(|| {
                 let options = BuildOptions {
@@ -238,16 +229,7 @@ impl PyTablebase {
         parts: Vec<Bound<'_, PyBytes>>,
         threads: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyTablebase> {
-        let threads = match threads {
-            Some(t) => args::int_in(
-                t,
-                "threads",
-                0,
-                sowing_exact::memory::MAX_THREADS as i128,
-                "0 (one per core) to 1024",
-            )? as usize,
-            None => 0,
-        };
+        let threads = args::threads(threads, 0)?;
         // Read while the bytes are Python's; each read copies what it keeps.
         let parts = guard(|| {
             parts

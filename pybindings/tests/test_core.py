@@ -49,6 +49,20 @@ def test_rules_from_dict_json_toml_agree():
     assert a.total_seeds == 64 and a.summary == "2x8, 4 seeds, leave, ccw"
 
 
+def test_rules_files_are_read_as_the_command_reads_them(tmp_path):
+    a = Rules(holes=8, seeds=4, trigger="leave")
+    (tmp_path / "r.TOML").write_text(a.to_toml())  # TOML by its ending, in any case
+    (tmp_path / "r.json").write_text(a.to_json())
+    assert Rules.from_file(tmp_path / "r.TOML") == Rules.from_file(str(tmp_path / "r.json")) == a
+    with pytest.raises(FileNotFoundError, match="no-such.json"):
+        Rules.from_file(tmp_path / "no-such.json")
+    (tmp_path / "bad.toml").write_text("holes = ")
+    with pytest.raises(ValueError, match="bad.toml"):
+        Rules.from_file(tmp_path / "bad.toml")
+    with pytest.raises(OSError, match="cannot read rules file"):
+        Rules.from_file(tmp_path)  # a directory
+
+
 @pytest.mark.parametrize(
     "fields, field",
     [

@@ -100,9 +100,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def settings_of(args: argparse.Namespace) -> dict:
     """What every task needs to make the same split: rules, moves, depth and search settings."""
     if args.rules is not None:
-        text = args.rules.read_text()
-        read = Rules.from_toml if args.rules.suffix == ".toml" else Rules.from_json
-        rules = read(text).to_dict()
+        rules = Rules.from_file(args.rules).to_dict()
     else:
         rules = args.variant or "en-dodoi-6"
     try:

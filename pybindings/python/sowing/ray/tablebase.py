@@ -141,8 +141,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def rules_of(args: argparse.Namespace) -> Rules:
     if args.rules is not None:
-        text = args.rules.read_text()
-        return Rules.from_toml(text) if args.rules.suffix.lower() == ".toml" else Rules.from_json(text)
+        return Rules.from_file(args.rules)
     return Rules.preset(args.variant or "en-dodoi-6")
 
 
