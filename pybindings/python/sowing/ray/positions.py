@@ -7,9 +7,9 @@ seed and the game's number, so it may run anywhere. The driver asks a ``Position
 for each batch of game numbers (the batches ``sowing positions`` plays), cuts it into parts,
 keeps ``--workers`` tasks running, feeds their outcomes back in game order and stops dealing
 once ``--count`` positions are labelled; the collector writes the file through the Rust writer.
-Each task makes its own ``PositionsLabelling`` and reads the tablebase itself, from its path,
-once per worker process (it is read into the worker's memory, not memory-mapped: every worker
-of a machine holds a copy; see docs/scaling.md).
+Each task makes its own ``PositionsLabelling``, which opens the tablebase from its path once
+per worker process, memory-mapped read-only, so the workers of a machine share one copy in the
+page cache (docs/scaling.md).
 
 ``python -m sowing.ray.positions --variant en-dodoi-6 --count 200 --out p.jsonl --workers 2``
 runs on a local cluster started for the run; ``--address auto`` joins a running one (the path
