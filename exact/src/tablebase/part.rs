@@ -13,6 +13,7 @@
 
 use super::build::{self, CHUNK, Exits, Layer, NO_EXIT, Predecessors, run_parallel};
 use super::error::TablebaseError;
+use super::file::checksum;
 use super::index::{PositionIndex, layer_len};
 use super::values::Values;
 use super::{Cyclic, MAX_SEEDS, Tablebase};
@@ -64,7 +65,8 @@ impl LayerPart {
     }
 
     /// The part as bytes, for [`LayerPart::from_bytes`]: the magic, the version, the rules
-    /// (JSON), the layer, the range and the arrays, little-endian.
+    /// (JSON), the layer, the range and the arrays, little-endian, then the checksum of all of
+    /// it (the tablebase file's word hash).
     pub fn to_bytes(&self) -> Vec<u8> {
         let rules = serde_json::to_vec(&self.rules).expect("rules serialise");
         let n = self.inside.len();
@@ -86,18 +88,32 @@ impl LayerPart {
         for c in &self.children {
             out.extend_from_slice(&c.to_le_bytes());
         }
+        let sum = checksum(&[&out]);
+        out.extend_from_slice(&sum.to_le_bytes());
         out
     }
 
     /// A part from [`LayerPart::to_bytes`]; refused, saying what is wrong, when the bytes are not
-    /// a whole part of this format or hold values no build makes (exits beyond the layer's
+    /// a whole part of this format, their checksum does not match, or they hold values no build
+    /// makes (exits beyond the layer's
     /// seeds, moves beyond the row, children beyond the layer, a count of children that is not
     /// the count of in-layer moves).
     pub fn from_bytes(bytes: &[u8]) -> Result<LayerPart, TablebaseError> {
-        let mut r = Reader { bytes, at: 0 };
-        if r.take(8)? != PART_MAGIC {
+        if bytes.get(..8) != Some(PART_MAGIC) {
             return Err(bad("it does not start with the part magic \"SOWPART\\0\""));
         }
+        // The checksum first: a part changed on its way is refused before it is read.
+        let Some((bytes, sum)) = bytes.split_last_chunk::<8>() else {
+            unreachable!("at least the magic's 8 bytes");
+        };
+        let (stored, found) = (u64::from_le_bytes(*sum), checksum(&[bytes]));
+        if bytes.len() < 8 || stored != found {
+            return Err(bad(format!(
+                "its checksum is {stored:016x} but its contents give {found:016x} (a part cut \
+                 short or changed on its way)"
+            )));
+        }
+        let mut r = Reader { bytes, at: 8 };
         let version = r.u32()?;
         if version != PART_VERSION {
             return Err(bad(format!(
@@ -515,26 +531,40 @@ mod tests {
                 .to_string();
             assert!(e.starts_with("not a layer part of a tablebase: "), "{e}");
         }
-        // Every byte changed, to a few values each: refused or a part (an exit or child changed
-        // within what is allowed); never a panic.
-        let mut refused = 0;
+        // Every byte changed, to a few values each, is refused: the checksum sees it.
         for at in 0..bytes.len() {
             for v in [0u8, 1, 0x7f, 0x80, 0xff] {
                 let mut b = bytes.clone();
-                b[at] = v;
-                if LayerPart::from_bytes(&b).is_err() {
-                    refused += 1;
+                if b[at] == v {
+                    continue;
                 }
+                b[at] = v;
+                let e = LayerPart::from_bytes(&b).unwrap_err().to_string();
+                assert!(e.starts_with("not a layer part of a tablebase: "), "{e}");
             }
         }
-        assert!(
-            refused > bytes.len(),
-            "{refused} of {} refused",
-            5 * bytes.len()
-        );
+        // What the checks behind the checksum refuse, with a checksum that matches.
+        let sealed = |mut b: Vec<u8>| {
+            b.truncate(b.len() - 8);
+            let sum = checksum(&[&b]);
+            b.extend_from_slice(&sum.to_le_bytes());
+            b
+        };
+        let rules_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let arrays = 16 + rules_len + 4 + 8 + 8 + 8;
+        let mut b = bytes.clone();
+        b[arrays] = 100; // an exit worth 100 in a layer of 7 seeds
+        let e = LayerPart::from_bytes(&sealed(b)).unwrap_err().to_string();
+        assert!(e.contains("an exit worth 100"), "{e}");
+        let mut b = bytes.clone();
+        b[arrays + 3 * 400 + 1] = 0xff; // moves beyond a row of 6 holes
+        let e = LayerPart::from_bytes(&sealed(b)).unwrap_err().to_string();
+        assert!(e.contains("in-layer moves"), "{e}");
         let mut wrong = bytes.clone();
         wrong[8] = 2;
-        let e = LayerPart::from_bytes(&wrong).unwrap_err().to_string();
+        let e = LayerPart::from_bytes(&sealed(wrong))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("format version 2"), "{e}");
         assert_eq!(
             LayerPart::from_bytes(&bytes).unwrap(),
