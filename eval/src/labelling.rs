@@ -26,6 +26,7 @@ use sowing_exact::Stop;
 use sowing_exact::positions::{ExactPosition, LabelSource, MoveLabel, PositionSet};
 use sowing_exact::searches;
 use sowing_exact::tablebase::Tablebase;
+use sowing_exact::value::{Guidance, Guide};
 use std::collections::HashSet;
 use std::fmt;
 use std::ops::Range;
@@ -157,11 +158,39 @@ impl Labelling {
         stop: &Stop,
         progress: &(dyn Fn(usize) + Sync),
     ) -> Result<Vec<Drawn>, LabelError> {
+        self.label_games_guided(
+            table,
+            games,
+            threads,
+            &mut Vec::new(),
+            Guidance::default(),
+            stop,
+            progress,
+        )
+    }
+
+    /// [`Labelling::label_games`] with a guide for each labelling thread's proof-number search
+    /// (`guides` empty: none; otherwise the labelling threads are at most as many as the
+    /// guides, which are all back in `guides` afterwards). The labels are the same with any guide; which positions settle within the
+    /// budget may differ.
+    #[allow(clippy::too_many_arguments)]
+    pub fn label_games_guided(
+        &self,
+        table: Option<&Arc<Tablebase>>,
+        games: Range<u64>,
+        threads: usize,
+        guides: &mut Vec<Box<dyn Guide>>,
+        guidance: Guidance,
+        stop: &Stop,
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Result<Vec<Drawn>, LabelError> {
         let drawn = self.draw(games, threads, stop)?;
-        let labelled = searches::map(
+        let labelled = searches::map_guided(
             threads,
             self.table_bits,
             table,
+            guides,
+            guidance,
             &drawn,
             |i, &(game, state), search| {
                 if stop.requested() {
@@ -309,6 +338,8 @@ pub struct Collector {
     games: u64,
     /// Outcomes are taken of games from this number on.
     next: u64,
+    /// The network that guided the search, for the header: its run and depth.
+    guide: Option<(String, u32)>,
 }
 
 impl Collector {
@@ -334,6 +365,7 @@ impl Collector {
             duplicates: 0,
             games: 0,
             next: 0,
+            guide: None,
         })
     }
 
@@ -421,6 +453,13 @@ impl Collector {
         Ok(())
     }
 
+    /// The header names `run`, the network that guided the search to `depth` plies
+    /// ([`Labelling::label_games_guided`]).
+    pub fn guided_by(mut self, run: &std::path::Path, depth: u32) -> Collector {
+        self.guide = Some((run.display().to_string(), depth));
+        self
+    }
+
     /// The set (its header saying how it was made) and the figures.
     pub fn finish(self) -> (PositionSet, Report) {
         let l = &self.labelling;
@@ -437,6 +476,10 @@ impl Collector {
             })),
             "games": self.games,
         });
+        let mut made_by = made_by;
+        if let Some((run, depth)) = &self.guide {
+            made_by["guide"] = serde_json::json!({ "run": run, "depth": depth });
+        }
         let set = PositionSet::new(l.rules, made_by, self.dropped, self.kept);
         let report = Report {
             rules: l.rules,

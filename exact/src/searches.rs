@@ -6,7 +6,7 @@
 
 use crate::memory;
 use crate::tablebase::Tablebase;
-use crate::value::{NODE_BYTES, ResultSearch};
+use crate::value::{Guidance, Guide, NODE_BYTES, ResultSearch};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -53,6 +53,35 @@ pub fn map<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(usize, &T, &mut ResultSearch) -> R + Sync,
 ) -> Vec<R> {
+    map_guided(
+        threads,
+        table_bits,
+        table,
+        &mut Vec::new(),
+        Guidance::default(),
+        items,
+        f,
+    )
+}
+
+/// [`map`] with a guide for each thread's proof-number search (`guides` empty: none; otherwise
+/// one per thread, and the threads are at most as many as the guides). The guides are lent:
+/// they are all back in `guides` when it returns, for the next call.
+pub fn map_guided<T: Sync, R: Send>(
+    threads: usize,
+    table_bits: u32,
+    table: Option<&Arc<Tablebase>>,
+    guides: &mut Vec<Box<dyn Guide>>,
+    guidance: Guidance,
+    items: &[T],
+    f: impl Fn(usize, &T, &mut ResultSearch) -> R + Sync,
+) -> Vec<R> {
+    let threads = if guides.is_empty() {
+        threads
+    } else {
+        threads.min(guides.len())
+    };
+    let lent = Mutex::new(std::mem::take(guides));
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
@@ -64,9 +93,20 @@ pub fn map<T: Sync, R: Send>(
                     if let Some(t) = table {
                         search = search.with_tablebase(Arc::clone(t));
                     }
+                    let guide = lent.lock().expect("no worker panics holding it").pop();
+                    if let Some(guide) = guide {
+                        search = search.with_guide(guide, guidance);
+                    }
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { return };
+                        let Some(item) = items.get(i) else {
+                            if let Some(guide) = search.take_guide() {
+                                lent.lock()
+                                    .expect("no worker panics holding it")
+                                    .push(guide);
+                            }
+                            return;
+                        };
                         let out = f(i, item, &mut search);
                         done.lock().expect("no worker panics holding it")[i] = Some(out);
                     }
@@ -74,6 +114,7 @@ pub fn map<T: Sync, R: Send>(
                 .expect("a thread");
         }
     });
+    *guides = lent.into_inner().expect("workers have ended");
     done.into_inner()
         .expect("workers have ended")
         .into_iter()

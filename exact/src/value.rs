@@ -18,8 +18,10 @@
 //! that index is the node's own or deeper. A proof that never meets a repetition above its root
 //! is exact: if the prover can force a win, they can with no position repeated.
 
+pub mod guide;
 mod proof_number;
 
+pub use guide::{Guidance, Guide, Lean};
 pub use proof_number::NODE_BYTES;
 
 use crate::prove::children_by;
@@ -92,6 +94,11 @@ pub struct ResultSearch {
     order: Order,
     /// The proof-number search's tree, kept between proofs for its room.
     tree: Vec<proof_number::Node>,
+    /// What judges the proof-number search's leaves near the root, if anything.
+    guide: Option<Box<dyn Guide>>,
+    guidance: Guidance,
+    /// Leaves the guide judged in the current (or last) call.
+    judged: u64,
 }
 
 /// How the result search grows its proofs.
@@ -109,6 +116,9 @@ impl std::fmt::Debug for ResultSearch {
         f.debug_struct("ResultSearch")
             .field("slots", &self.slots.len())
             .field("tablebase", &self.tablebase)
+            .field("order", &self.order)
+            .field("guided", &self.guide.is_some())
+            .field("guidance", &self.guidance)
             .finish_non_exhaustive()
     }
 }
@@ -130,7 +140,29 @@ impl ResultSearch {
             nodes: 0,
             order: Order::default(),
             tree: Vec::new(),
+            guide: None,
+            guidance: Guidance::default(),
+            judged: 0,
         }
+    }
+
+    /// The same search with `guide` judging the proof-number search's leaves as `guidance`
+    /// says (the depth-first order does not use it). Results are the same with any guide or
+    /// none; only the positions spent on them change.
+    pub fn with_guide(mut self, guide: Box<dyn Guide>, guidance: Guidance) -> ResultSearch {
+        self.guide = Some(guide);
+        self.guidance = guidance;
+        self
+    }
+
+    /// The guide, taken back (the search goes on unguided).
+    pub fn take_guide(&mut self) -> Option<Box<dyn Guide>> {
+        self.guide.take()
+    }
+
+    /// Leaves the guide judged in the last call (0 without a guide).
+    pub fn judged(&self) -> u64 {
+        self.judged
     }
 
     /// The same search growing its proofs in `order`.
@@ -201,6 +233,7 @@ impl ResultSearch {
 
     fn start(&mut self, budget: u64) {
         self.made = 0;
+        self.judged = 0;
         self.budget = budget;
         self.line.clear();
         self.layer_start.clear();

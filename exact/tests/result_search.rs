@@ -13,8 +13,8 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{ByPlayer, Direction, Player, Rules, State, Trigger};
 use sowing_exact::tablebase::{BuildOptions, Tablebase};
-use sowing_exact::value::Order;
-use sowing_exact::{ResultSearch, Solver, Wdl};
+use sowing_exact::value::{Guidance, Guide, Lean, Order};
+use sowing_exact::{MAX_LINE, ResultSearch, Solver, Wdl};
 use std::sync::Arc;
 
 /// Every game state of `rules` that is not over: each board, each split of the captured seeds,
@@ -200,4 +200,146 @@ fn results_agree_with_the_solver_on_endgames_of_en_dodoi_6() {
         }
         assert!(wins > 10 && losses > 5, "{order:?}: {wins} {losses}");
     }
+}
+
+/// A guide that judges from a whole-game table: the truth, or (`lying`) its opposite.
+struct TableGuide {
+    table: Arc<Tablebase>,
+    lying: bool,
+}
+
+impl Guide for TableGuide {
+    fn lean(&mut self, states: &[State], out: &mut [Lean]) {
+        for (s, slot) in states.iter().zip(out.iter_mut()) {
+            let value = match self.table.probe(s).unwrap().result(s) {
+                Wdl::Win => 1.0,
+                Wdl::Draw => 0.0,
+                Wdl::Loss => -1.0,
+            };
+            slot.value = if self.lying { -value } else { value };
+        }
+    }
+}
+
+/// A guide whose judgements are noise, NaN and values out of range among them.
+struct NoiseGuide(ChaCha8Rng);
+
+impl Guide for NoiseGuide {
+    fn lean(&mut self, states: &[State], out: &mut [Lean]) {
+        for slot in out.iter_mut().take(states.len()) {
+            slot.value = match self.0.random_range(0..10) {
+                0 => f32::NAN,
+                1 => 5.0,
+                _ => self.0.random_range(-1.0..=1.0),
+            };
+        }
+    }
+}
+
+#[test]
+fn a_guide_true_lying_or_noise_changes_no_result_only_the_positions_spent() {
+    for (name, rules) in whole_games().into_iter().step_by(3) {
+        let table = Arc::new(
+            Tablebase::build(&rules, rules.total_seeds() as u32, &BuildOptions::default()).unwrap(),
+        );
+        let mut states = every_state(&rules);
+        states.shuffle(&mut ChaCha8Rng::seed_from_u64(3));
+        states.truncate(1500);
+        let guidance = Guidance {
+            depth: MAX_LINE as u32,
+        };
+        let mut plain = ResultSearch::new(16);
+        let guides: [(&str, Box<dyn Guide>); 3] = [
+            (
+                "true",
+                Box::new(TableGuide {
+                    table: Arc::clone(&table),
+                    lying: false,
+                }),
+            ),
+            (
+                "lying",
+                Box::new(TableGuide {
+                    table: Arc::clone(&table),
+                    lying: true,
+                }),
+            ),
+            ("noise", Box::new(NoiseGuide(ChaCha8Rng::seed_from_u64(4)))),
+        ];
+        let mut spent = Vec::new();
+        let plain_spent: u64 = states
+            .iter()
+            .map(|s| {
+                plain.clear();
+                assert_eq!(
+                    plain.result(s, u64::MAX),
+                    Some(table.probe(s).unwrap().result(s))
+                );
+                plain.nodes()
+            })
+            .sum();
+        for (kind, guide) in guides {
+            let mut search = ResultSearch::new(16).with_guide(guide, guidance);
+            let mut positions = 0;
+            let mut judged = 0;
+            for s in &states {
+                search.clear();
+                let want = table.probe(s).unwrap().result(s);
+                assert_eq!(
+                    search.result(s, u64::MAX),
+                    Some(want),
+                    "{name}, {kind}: {s:?}"
+                );
+                positions += search.nodes();
+                judged += search.judged();
+            }
+            assert!(judged > 0, "{name}, {kind}: the guide was never asked");
+            spent.push((kind, positions));
+        }
+        // The truth spends fewer positions than no guide, and its opposite more than either.
+        let [(_, truth), (_, lies), _] = spent[..] else {
+            unreachable!()
+        };
+        assert!(
+            truth < plain_spent && plain_spent < lies,
+            "{name}: true {truth}, none {plain_spent}, lying {lies}"
+        );
+    }
+}
+
+#[test]
+fn only_leaves_within_the_guidance_depth_are_judged() {
+    let rules = rules(3, 2, |_| {});
+    let table = Arc::new(Tablebase::build(&rules, 12, &BuildOptions::default()).unwrap());
+    let states = every_state(&rules);
+    let mut judged = Vec::new();
+    for depth in [0, 1, 3, MAX_LINE as u32] {
+        let guide = TableGuide {
+            table: Arc::clone(&table),
+            lying: false,
+        };
+        let mut search = ResultSearch::new(14).with_guide(Box::new(guide), Guidance { depth });
+        let mut total = 0;
+        for s in states.iter().step_by(11) {
+            search.clear();
+            search.result(s, u64::MAX).unwrap();
+            // The root, once per proof at most (the player ahead's proof, then the other's).
+            if depth == 0 {
+                assert!(search.judged() <= 2, "{s:?}: {}", search.judged());
+            }
+            total += search.judged();
+        }
+        judged.push(total);
+    }
+    assert!(judged.windows(2).all(|w| w[0] < w[1]), "{judged:?}");
+    // The depth-first order takes no guide.
+    let guide = TableGuide {
+        table,
+        lying: false,
+    };
+    let mut search = ResultSearch::new(14)
+        .with_order(Order::DepthFirst)
+        .with_guide(Box::new(guide), Guidance { depth: 9 });
+    search.result(&states[100], u64::MAX).unwrap();
+    assert_eq!(search.judged(), 0);
 }

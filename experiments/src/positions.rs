@@ -15,7 +15,7 @@
 //! The games, their positions and the merge are `sowing_eval::labelling`'s, which the Python
 //! package and its Ray driver (`python -m sowing.ray.positions`) call too, for the same file.
 
-use crate::exact_search::ExactSearchArgs;
+use crate::exact_search::{ExactSearchArgs, GuideArgs};
 use crate::output::outln;
 use crate::select::VariantArgs;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -62,6 +62,9 @@ pub struct Args {
     /// The exact search that labels them: --nodes, --threads, --table-bits.
     #[command(flatten)]
     search: ExactSearchArgs,
+    /// The network guiding the search: --guide, --guide-depth.
+    #[command(flatten)]
+    guide: GuideArgs,
     /// Print the summary as one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -116,6 +119,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     };
     labelling.check()?;
     let table = labelling.open_table()?;
+    let guidance = args.guide.guidance();
+    let mut guides = args.guide.guides(&rules, threads)?;
     let started = Instant::now();
     let bar = ProgressBar::new(args.count as u64);
     bar.set_style(
@@ -126,12 +131,20 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .progress_chars("=> "),
     );
     let mut collector = Collector::new(&labelling, table.as_deref(), args.count)?;
+    if let Some(run) = &args.guide.guide {
+        collector = collector.guided_by(run, guidance.depth);
+    }
     // Games in batches, sized from the share labelled so far; positions in game order.
     while let Some(games) = collector.next_games()? {
-        let drawn =
-            labelling.label_games(table.as_ref(), games, threads, &Stop::never(), &|i| {
-                bar.set_message(format!("{} of this batch", i + 1))
-            })?;
+        let drawn = labelling.label_games_guided(
+            table.as_ref(),
+            games,
+            threads,
+            &mut guides,
+            guidance,
+            &Stop::never(),
+            &|i| bar.set_message(format!("{} of this batch", i + 1)),
+        )?;
         collector.add(drawn)?;
         bar.set_position(collector.kept() as u64);
     }

@@ -6,14 +6,17 @@
 //!
 //! With `--tablebase FILE` every position the table holds is decided at once, which shortens
 //! proofs by orders of magnitude; with `--margin` the command brackets the final lead the mover
-//! forces, proving "at least" and "at most" bounds in turn.
+//! forces, proving "at least" and "at most" bounds in turn. With `--result` the exact result
+//! search of the labelling settles win, draw or loss instead (proof numbers, no depth limit,
+//! endless play a draw), and `--guide RUN` lets a trained network order it.
 
+use crate::exact_search::GuideArgs;
 use crate::output::outln;
 use crate::select::{self, VariantArgs};
 use sowing_env::State;
 use sowing_exact::memory;
 use sowing_exact::tablebase::Tablebase;
-use sowing_exact::{Proof, Solver};
+use sowing_exact::{Proof, ResultSearch, Solver};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -26,9 +29,10 @@ pub struct Args {
     /// Moves from the start to the position to solve, comma-separated (default: the start).
     #[arg(long, value_delimiter = ',')]
     moves: Vec<usize>,
-    /// Positions the search may make before it gives up.
-    #[arg(long, default_value_t = 2_000_000_000)]
-    nodes: u64,
+    /// Positions the search may make before it gives up (default: 2,000,000,000 for the
+    /// solver; with --result, whose proof tree holds 96 bytes a position, 2,000,000).
+    #[arg(long)]
+    nodes: Option<u64>,
     /// The longest win looked for, in plies.
     #[arg(long, default_value_t = 61, value_parser = clap::value_parser!(u32).range(1..=999))]
     depth: u32,
@@ -42,8 +46,29 @@ pub struct Args {
     /// Bracket the final lead (seeds captured more than the opponent) the mover forces: prove
     /// "at least t" for t = 1, 2, ... (by the parity of the seeds in play) until a proof fails,
     /// then "at most" the last proven; each proof gets the whole --nodes budget.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "result")]
     margin: bool,
+    /// Settle win, draw or loss with the exact result search (proof numbers, no depth limit;
+    /// what `sowing positions` labels with) instead of proving a win within --depth.
+    #[arg(long)]
+    result: bool,
+    /// With --result: the network guiding it (--guide RUN, --guide-depth D).
+    #[command(flatten)]
+    guide: GuideArgs,
+}
+
+/// The solver's budget unless told otherwise.
+const SOLVER_NODES: u64 = 2_000_000_000;
+
+impl Args {
+    /// `--nodes`, or the default of the search asked for.
+    fn nodes(&self) -> u64 {
+        self.nodes.unwrap_or(if self.result {
+            sowing_exact::searches::DEFAULT_NODES
+        } else {
+            SOLVER_NODES
+        })
+    }
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -54,7 +79,13 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         outln!("the game is over: {}", state.outcome())?;
         return Ok(());
     }
+    if args.guide.guide.is_some() && !args.result {
+        return Err("--guide orders the exact result search: give it with --result".into());
+    }
     let mover = state.to_move();
+    if args.result {
+        return settle_result(&rules, &state, &args);
+    }
     memory::check(
         &format!("the solver's table of 2^{} slots", args.table_bits),
         1u64 << args.table_bits,
@@ -77,7 +108,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         return bracket_margin(&mut solver, &state, &args);
     }
     let started = Instant::now();
-    let win = solver.prove_win(&state, args.nodes, args.depth);
+    let win = solver.prove_win(&state, args.nodes(), args.depth);
     let seconds = started.elapsed().as_secs_f64();
     if let Some((action, plies)) = win.winning {
         outln!(
@@ -98,7 +129,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             ""
         }
     )?;
-    let left = args.nodes.saturating_sub(win.nodes);
+    let left = args.nodes().saturating_sub(win.nodes);
     if left == 0 {
         outln!("no budget left to look for moves that lose")?;
         return Ok(());
@@ -124,7 +155,7 @@ fn bracket_margin(
     let mut proven: Option<i32> = None;
     loop {
         let started = Instant::now();
-        let proof = solver.prove_margin(state, at_least, args.nodes, args.depth, false);
+        let proof = solver.prove_margin(state, at_least, args.nodes(), args.depth, false);
         let seconds = started.elapsed().as_secs_f64();
         match proof.winning {
             Some((action, plies)) => {
@@ -154,7 +185,7 @@ fn bracket_margin(
     // The mover forces `proven`; is the next lead out of reach?
     let next = proven.map_or(at_least, |p| p + step);
     let started = Instant::now();
-    let refuted = solver.prove_margin(state, next, args.nodes, args.depth, true);
+    let refuted = solver.prove_margin(state, next, args.nodes(), args.depth, true);
     let seconds = started.elapsed().as_secs_f64();
     let upper = if refuted.lost(state) {
         format!(
@@ -169,6 +200,54 @@ fn bracket_margin(
         proven.map_or_else(|| "not proven".to_string(), |p| format!("{p:+}")),
         refuted.nodes
     )?;
+    Ok(())
+}
+
+/// `--result`: the exact result search's win, draw or loss for the mover, within `--nodes`.
+fn settle_result(
+    rules: &sowing_env::Rules,
+    state: &State,
+    args: &Args,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let nodes = args.nodes();
+    if nodes == 0 {
+        return Err("--nodes must be at least 1".into());
+    }
+    sowing_exact::searches::threads(1, args.table_bits, nodes, 1).map_err(|e| {
+        format!(
+            "{}: give a smaller --nodes or --table-bits",
+            e.split(": give").next().unwrap_or(&e)
+        )
+    })?;
+    let mut search = ResultSearch::new(args.table_bits);
+    if let Some(path) = &args.tablebase {
+        let table = Tablebase::open_for(path, rules)?;
+        outln!(
+            "tablebase {}: every position of at most {} seeds decided at once",
+            path.display(),
+            table.max_seeds()
+        )?;
+        search = search.with_tablebase(Arc::new(table));
+    }
+    if let Some(guide) = args.guide.guides(rules, 1)?.pop() {
+        search = search.with_guide(guide, args.guide.guidance());
+    }
+    let started = Instant::now();
+    let result = search.result(state, nodes);
+    let seconds = started.elapsed().as_secs_f64();
+    let spent = format!(
+        "{} positions, {} judged by the guide, {seconds:.1} s",
+        search.nodes(),
+        search.judged()
+    );
+    let mover = state.to_move();
+    match result {
+        Some(r) => outln!("{mover} to move: a {r} under perfect play ({spent})")?,
+        None => outln!(
+            "{mover} to move: not settled within {} positions ({spent})",
+            nodes
+        )?,
+    }
     Ok(())
 }
 

@@ -83,6 +83,35 @@ fn solve_with_a_small_table_brackets_the_margin_the_whole_table_gives() {
         out.contains("South to move forces a win (the tablebase holds the position)"),
         "{out}"
     );
+    // The result search settles the start and each position after a first move as the whole
+    // table says (a win for South), with the small table at its leaves.
+    let o = sowing(&[
+        "solve",
+        "--rules",
+        rules.to_str().unwrap(),
+        "--tablebase",
+        part.to_str().unwrap(),
+        "--result",
+    ]);
+    let out = stdout(&o);
+    assert!(
+        o.status.success() && out.contains("South to move: a win under perfect play ("),
+        "{out}"
+    );
+    for (extra, want) in [
+        (vec!["--guide", "/no/such/run"], "give it with --result"),
+        (vec!["--result", "--margin"], "cannot be used with"),
+        (
+            vec!["--result", "--nodes", "1"],
+            "not settled within 1 positions",
+        ),
+    ] {
+        let mut args = vec!["solve", "--rules", rules.to_str().unwrap()];
+        args.extend(extra.iter().copied());
+        let o = sowing(&args);
+        let said = format!("{}{}", stdout(&o), stderr(&o));
+        assert!(said.contains(want), "{args:?}: {said}");
+    }
     // A table of other rules is refused, naming the file and the field.
     let o = sowing(&[
         "solve",
@@ -212,6 +241,9 @@ fn positions_refuses_bad_requests_clearly() {
         (vec!["--nodes", "0"], "--nodes must be at least 1"),
         (vec!["--tablebase", small.to_str().unwrap()], "holes"),
         (vec!["--tablebase", "/no/such.tb"], "/no/such.tb"),
+        // Without the feature torch it needs it; with it, there is no run there.
+        (vec!["--guide", "/no/such/run"], "/no/such/run"),
+        (vec!["--guide-depth", "601"], "--guide-depth"),
     ];
     for (extra, want) in cases {
         let mut args = vec![

@@ -174,3 +174,75 @@ fn a_network_opponent_with_a_time_explains_its_moves() {
     assert!(!play(false).contains("principal line"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn positions_guided_by_a_network_have_the_labels_of_the_unguided_ones() {
+    let dir = std::env::temp_dir().join(format!("sowing-guide-run-{}", std::process::id()));
+    train_tiny(&dir);
+    let table = dir.join("en-dodoi-6-12.tb");
+    let built = sowing()
+        .args([
+            "tablebase",
+            "build",
+            "--variant",
+            "en-dodoi-6",
+            "--max-seeds",
+            "12",
+        ])
+        .arg("--out")
+        .arg(&table)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{built:?}");
+    let label = |name: &str, guide: &[&str]| {
+        let out = dir.join(name);
+        let o = sowing()
+            .args(["positions", "--variant", "en-dodoi-6", "--count", "30"])
+            .args([
+                "--seed",
+                "4",
+                "--threads",
+                "2",
+                "--agents",
+                "greedy,alphabeta:2",
+            ])
+            .arg("--tablebase")
+            .arg(&table)
+            .arg("--out")
+            .arg(&out)
+            .args(guide)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        std::fs::read_to_string(out).unwrap()
+    };
+    let plain = label("plain.jsonl", &[]);
+    let run = dir.to_str().unwrap().to_string();
+    let guided = label("guided.jsonl", &["--guide", &run, "--guide-depth", "3"]);
+    assert_eq!(plain.lines().count(), 31, "{plain}");
+    // The same positions and labels; the header names the guide.
+    assert_eq!(
+        guided.lines().skip(1).collect::<Vec<_>>(),
+        plain.lines().skip(1).collect::<Vec<_>>()
+    );
+    let header: serde_json::Value = serde_json::from_str(guided.lines().next().unwrap()).unwrap();
+    assert_eq!(header["made_by"]["guide"]["run"], run.as_str());
+    assert_eq!(header["made_by"]["guide"]["depth"], 3);
+    let header: serde_json::Value = serde_json::from_str(plain.lines().next().unwrap()).unwrap();
+    assert!(header["made_by"].get("guide").is_none(), "{header}");
+    // A network of other rules is refused before a game is played, naming both.
+    let o = sowing()
+        .args(["positions", "--variant", "en-dodoi-7", "--count", "3"])
+        .arg("--out")
+        .arg(dir.join("other.jsonl"))
+        .args(["--guide", &run])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("--guide") && err.contains("trained on"),
+        "{err}"
+    );
+    assert!(!dir.join("other.jsonl").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,6 +9,7 @@
 //!   read (always built: the Python package reads and writes it too); loading a network to
 //!   play it (feature `torch`).
 //! - [`agent`]: a trained network as the agent `az:PATH[:SIMS][:solver=NODES]`.
+//! - [`guide`]: a trained network guiding the exact proof-number search (`--guide RUN`).
 //!
 //! Playing does not depend on training: the trainer (`sowing-train`) builds on this module, and
 //! nothing here knows it.
@@ -16,6 +17,8 @@
 #[cfg(feature = "torch")]
 pub mod agent;
 pub mod checkpoint;
+#[cfg(feature = "torch")]
+pub mod guide;
 #[cfg(feature = "torch")]
 pub mod network;
 pub mod shape;
@@ -25,6 +28,8 @@ pub use crate::puct;
 pub use agent::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
 #[cfg(feature = "torch")]
 pub use checkpoint::{LoadedNet, load_checkpoint};
+#[cfg(feature = "torch")]
+pub use guide::NetworkGuide;
 #[cfg(feature = "torch")]
 pub use network::PolicyValueNet;
 pub use puct::{BatchSearch, PuctConfig, SearchResult};

@@ -14,10 +14,15 @@
 //!
 //! Every child made counts one position against the budget, as in the depth-first proof, so the
 //! two spend comparable budgets.
+//!
+//! **Guided.** With a [`Guide`](super::guide::Guide), leaves near the root start from the
+//! guide's judgement instead of the seeds each side lacks ([`super::guide`]); which leaves are
+//! settled, and how, is the same either way.
 
+use super::guide::{self, Lean};
 use super::{Answer, NONE, ResultSearch, Unsettled, ordered_children};
 use crate::memory;
-use sowing_env::{Player, State};
+use sowing_env::{MAX_HOLES, Player, State};
 
 /// A proof or disproof number no finite work reaches: the node is settled the other way.
 const INF: u32 = u32::MAX / 4;
@@ -51,11 +56,19 @@ pub(super) struct Node {
 const _: () = assert!(NODE_BYTES <= 96);
 
 impl Node {
-    fn leaf(state: State, action: usize, parent: u32, depth: u32, prover: Player) -> Node {
+    fn leaf(
+        state: State,
+        action: usize,
+        parent: u32,
+        depth: u32,
+        prover: Player,
+        lean: Option<&Lean>,
+    ) -> Node {
         // Mobility (the prover needs one move, the defender must answer all of them), plus the
         // seeds each side still lacks: the prover to pass half of all the seeds, the defender
         // to reach half and hold the prover off. The further a side is from its goal, the more
-        // work its proof is likely to take (evaluation-based initialisation).
+        // work its proof is likely to take (evaluation-based initialisation). A guide's
+        // judgement adds as many again, shared out by the prover's chance.
         let moves = state.legal_count().max(1) as u32;
         let (proof, disproof) = if state.to_move() == prover {
             (1, moves)
@@ -70,7 +83,11 @@ impl Node {
         let to_hold = total
             .div_ceil(2)
             .saturating_sub(u32::from(state.captured(!prover)));
-        let numbers = (proof + to_win, disproof + to_hold);
+        let (for_proof, for_disproof) = match lean {
+            Some(lean) => guide::shares(lean, state.to_move(), prover, to_win, to_hold),
+            None => (to_win, to_hold),
+        };
+        let numbers = (proof + for_proof, disproof + for_disproof);
         Node::new(state, action, parent, depth, numbers, NONE)
     }
 
@@ -129,7 +146,10 @@ impl ResultSearch {
         if !memory::grow(tree, 1 << 12) {
             return Err(Unsettled);
         }
-        tree.push(Node::leaf(*state, 0, ROOT_PARENT, 0, prover));
+        let mut lean = [Lean::default()];
+        let judged = self.judge(std::slice::from_ref(state), &[true], 0, &mut lean);
+        let root_lean = judged[0].then_some(&lean[0]);
+        tree.push(Node::leaf(*state, 0, ROOT_PARENT, 0, prover, root_lean));
         loop {
             let root = tree[0];
             if root.proof == 0 {
@@ -164,23 +184,35 @@ impl ResultSearch {
         }
         let first = tree.len() as u32;
         let depth = node.depth + 1;
-        for &(a, child) in &children[..count] {
+        // What is settled without search first; the open leaves are judged in one batch.
+        let mut settled: [Option<Answer>; MAX_HOLES] = [None; MAX_HOLES];
+        let mut open = [false; MAX_HOLES];
+        let mut states = [node.state; MAX_HOLES];
+        for (i, &(_, child)) in children[..count].iter().enumerate() {
             self.count_node()?;
-            let made = match self.known(&child, prover)? {
+            states[i] = child;
+            settled[i] = match self.known(&child, prover)? {
+                Some(answer) => Some(answer),
+                None => repetition(tree, at, &child).map(|d| Answer {
+                    yes: false,
+                    repeated: d as usize,
+                }),
+            };
+            open[i] = settled[i].is_none();
+        }
+        let mut leans = [Lean::default(); MAX_HOLES];
+        let judged = self.judge(&states[..count], &open[..count], depth, &mut leans);
+        for (i, &(a, child)) in children[..count].iter().enumerate() {
+            let made = match settled[i] {
                 Some(answer) => Node::settled(child, a, at as u32, depth, answer),
-                None => match repetition(tree, at, &child) {
-                    Some(d) => Node::settled(
-                        child,
-                        a,
-                        at as u32,
-                        depth,
-                        Answer {
-                            yes: false,
-                            repeated: d as usize,
-                        },
-                    ),
-                    None => Node::leaf(child, a, at as u32, depth, prover),
-                },
+                None => Node::leaf(
+                    child,
+                    a,
+                    at as u32,
+                    depth,
+                    prover,
+                    judged[i].then_some(&leans[i]),
+                ),
             };
             tree.push(made);
         }
@@ -188,6 +220,46 @@ impl ResultSearch {
         node.first = first;
         node.children = count as u8;
         Ok(())
+    }
+
+    /// The guide's judgement of the `open` ones of `states`, leaves `depth` plies below the
+    /// root, in one batch into `out`; which were judged (none without a guide, or deeper than
+    /// its [`guide::Guidance::depth`]).
+    fn judge(
+        &mut self,
+        states: &[State],
+        open: &[bool],
+        depth: u32,
+        out: &mut [Lean],
+    ) -> [bool; MAX_HOLES] {
+        let mut judged = [false; MAX_HOLES];
+        let Some(guide) = self.guide.as_mut() else {
+            return judged;
+        };
+        if depth > self.guidance.depth {
+            return judged;
+        }
+        let mut batch = [states[0]; MAX_HOLES];
+        let mut at = [0usize; MAX_HOLES];
+        let mut n = 0;
+        for (i, s) in states.iter().enumerate() {
+            if open[i] {
+                batch[n] = *s;
+                at[n] = i;
+                n += 1;
+            }
+        }
+        if n == 0 {
+            return judged;
+        }
+        let mut leans = [Lean::default(); MAX_HOLES];
+        guide.lean(&batch[..n], &mut leans[..n]);
+        for k in 0..n {
+            out[at[k]] = leans[k];
+            judged[at[k]] = true;
+        }
+        self.judged += n as u64;
+        judged
     }
 
     /// Bring the numbers of `at` and its ancestors up to date with their children, storing what
