@@ -84,7 +84,9 @@ pub struct Figures {
     pub variants: Vec<VariantFigures>,
 }
 
-/// The learning ranking: by how often the trained network's move keeps the result.
+/// The learning ranking: by how often the trained network's policy alone keeps the result in the
+/// critical positions of the preset's set (where some move gives it away), after the same counted
+/// training: the yardstick sharp where games are decided, and free of the search's help.
 #[derive(Clone, Debug, Serialize)]
 pub struct LearningRanking {
     /// Least accurate first.
@@ -98,9 +100,9 @@ pub struct LearningRanking {
 #[derive(Clone, Debug, Serialize)]
 pub struct LearnedVariant {
     pub variant: String,
-    /// After the last iteration, with search.
+    /// After the last iteration, the policy alone, on the critical positions.
     #[serde(serialize_with = "positions_rate_json")]
-    pub keeps_result: Rate,
+    pub policy_keeps_result_critical: Rate,
 }
 
 /// The difficulty ranking (see [`difficulty`](super::difficulty)).
@@ -439,11 +441,15 @@ impl LearningRanking {
             .filter_map(|v| {
                 Some(LearnedVariant {
                     variant: v.variant.clone(),
-                    keeps_result: v.learning.last()?.search.keeps_result,
+                    policy_keeps_result_critical: v
+                        .learning
+                        .last()?
+                        .policy_alone
+                        .keeps_result_critical,
                 })
             })
             .collect();
-        let accuracy = |v: &LearnedVariant| v.keeps_result.value().unwrap_or(0.0);
+        let accuracy = |v: &LearnedVariant| v.policy_keeps_result_critical.value().unwrap_or(0.0);
         ranked.sort_by(|a, b| {
             accuracy(a)
                 .total_cmp(&accuracy(b))
@@ -453,8 +459,8 @@ impl LearningRanking {
             .windows(2)
             .filter_map(|w| {
                 Separation::of_rates(
-                    (&w[0].variant, w[0].keeps_result),
-                    (&w[1].variant, w[1].keeps_result),
+                    (&w[0].variant, w[0].policy_keeps_result_critical),
+                    (&w[1].variant, w[1].policy_keeps_result_critical),
                 )
             })
             .collect();

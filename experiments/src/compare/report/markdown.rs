@@ -181,20 +181,21 @@ fn chain_cell(chain: &Chain) -> String {
     }
 }
 
-/// The summary's learning column: the network's accuracy after the iterations every variant
-/// trains.
+/// The summary's learning column: the network's policy's accuracy on the critical positions
+/// after the iterations every variant trains.
 fn learning_head(iterations: Option<u64>) -> String {
     match iterations {
-        Some(n) => format!("learning: accuracy after {n} iterations"),
-        None => "learning: accuracy".to_string(),
+        Some(n) => format!("learning: policy's critical accuracy after {n} iterations"),
+        None => "learning: policy's critical accuracy".to_string(),
     }
 }
 
-/// How often the network's move (with search) kept the result after the last iteration.
+/// How often the network's policy alone kept the result in the critical positions after the
+/// last iteration.
 fn learning_cell(learning: &LearningFigures) -> String {
-    learning
-        .last()
-        .map_or(NOT_MEASURED.into(), |p| rate_cell(p.search.keeps_result))
+    learning.last().map_or(NOT_MEASURED.into(), |p| {
+        rate_cell(p.policy_alone.keeps_result_critical)
+    })
 }
 
 /// Whether an interval excludes one half, in words.
@@ -706,9 +707,10 @@ fn learning_finding(figures: &Figures, out: &mut String) {
          positions, with {SIMULATIONS} simulations and with its policy alone: how often the \
          move keeps the exact result, with Wilson 95% intervals. On the CPU the same seed and \
          threads train the same network again (a GPU, or another processor's libtorch kernels, \
-         may round differently). A preset where the network keeps the result \
-         less often after the same training is harder to learn, by this measure: {} The sets \
-         of different presets hold different positions (phases, critical shares), so the gain \
+         may round differently). A preset where the network's policy alone keeps the result \
+         less often in the critical positions (where some move gives it away) after the same \
+         training is harder to learn, by this measure (over all positions every preset scores \
+         within a few points of the top): {} The sets of different presets hold different positions (phases, critical shares), so the gain \
          from the first evaluation to the last, on the same set, says as much as the final \
          figure. Rules files are not trained (the trainer takes presets).\n",
         plan.iterations,
@@ -750,6 +752,8 @@ fn learning_finding(figures: &Figures, out: &mut String) {
                     ),
                     rate_cell(first.policy_alone.keeps_result),
                     rate_cell(last.policy_alone.keeps_result),
+                    rate_cell(first.policy_alone.keeps_result_critical),
+                    rate_cell(last.policy_alone.keeps_result_critical),
                 ]
             }
             LearningFigures::NotMeasured { not_measured } => vec![
@@ -776,6 +780,8 @@ fn learning_finding(figures: &Figures, out: &mut String) {
             &format!("critical positions, {after} (n)"),
             "policy alone: after 1",
             &format!("policy alone: {after}"),
+            "policy alone, critical: after 1",
+            &format!("policy alone, critical: {after}"),
         ],
         rows,
     );
@@ -969,24 +975,25 @@ mod tests {
         let summary = summary(&f);
         assert_eq!(
             summary.head.last().unwrap(),
-            "learning: accuracy after 8 iterations"
+            "learning: policy's critical accuracy after 8 iterations"
         );
         let column: Vec<&str> = summary
             .rows
             .iter()
             .map(|r| r.last().unwrap().as_str())
             .collect();
+        // The policy alone on the 500 critical positions: 100 fewer kept than with search.
         assert_eq!(
             column,
             [
-                "95.0% [94.0, 95.9]",
-                "85.0% [83.4, 86.5]",
-                "94.0% [92.9, 95.0]",
+                "60.0% [55.6, 64.2]",
+                "20.0% [16.7, 23.7]",
+                "56.0% [51.6, 60.3]",
                 NOT_MEASURED
             ]
         );
-        // Least accurate first: cross-endodoi well below, en-dodoi-8 and en-dodoi-6 a point
-        // apart on 2,000 positions each, equal within three points.
+        // Least accurate first: cross-endodoi well below, en-dodoi-8 and en-dodoi-6 four
+        // points apart on 500 critical positions each, not separated.
         let ranked: Vec<&str> = f
             .learning_ranking
             .variants
@@ -999,18 +1006,19 @@ mod tests {
         assert!(md.contains("the same 8 iterations"), "{md}");
         assert!(md.contains("pairs separated at 95%: 1 of 2."), "{md}");
         assert!(
-            md.contains("- cross-endodoi is harder to learn than en-dodoi-8: +9.0 ["),
+            md.contains("- cross-endodoi is harder to learn than en-dodoi-8: +36.0 ["),
             "{md}"
         );
         assert!(
-            md.contains("- en-dodoi-8 and en-dodoi-6 are equal within 3 points: +1.0 ["),
+            md.contains("- en-dodoi-8 less accurate than en-dodoi-6: +4.0 ["),
             "{md}"
         );
         // The table: positions, evaluations, first and last, critical with its count, policy.
         assert!(
             md.contains(
                 "| en-dodoi-6 | 2000 | 2 | 85.0% [83.4, 86.5] | 95.0% [94.0, 95.9] | \
-                 80.0% [76.3, 83.3] (500) | 80.0% [78.2, 81.7] | 90.0% [88.6, 91.2] |"
+                 80.0% [76.3, 83.3] (500) | 80.0% [78.2, 81.7] | 90.0% [88.6, 91.2] | \
+                 20.0% [16.7, 23.7] | 60.0% [55.6, 64.2] |"
             ),
             "{md}"
         );
@@ -1026,7 +1034,10 @@ mod tests {
         d.learning = Learning::NotMeasured("this build has no trainer".to_string());
         let mut f = figures(&[d]);
         f.learning_plan = None;
-        assert_eq!(summary(&f).head.last().unwrap(), "learning: accuracy");
+        assert_eq!(
+            summary(&f).head.last().unwrap(),
+            "learning: policy's critical accuracy"
+        );
         let mut md = String::new();
         learning_finding(&f, &mut md);
         assert_eq!(
