@@ -5,7 +5,8 @@
 //! Game `g` is played by the match loop between two agents (from a random opening), one
 //! position is drawn from it after the opening (a phase, 8 seeds wide, among those the game went
 //! through, uniformly, then a position of that phase, so that the mid-game is as present as the
-//! long endgames), and that position is labelled exactly: from a tablebase where it holds the
+//! long endgames; with [`Labelling::mid_game`], a share of the games gives one from just past half
+//! the seeds instead), and that position is labelled exactly: from a tablebase where it holds the
 //! position, else by the exact result search within a budget, its transposition table cleared
 //! first. All of it is fixed by the seed and `g`, so [`Labelling::label_games`] of any range
 //! gives the same outcomes whatever the threads or the process, and ranges can be dealt out
@@ -47,6 +48,7 @@ const SALTS: Salts = Salts {
     games: 0x6578_6163_7450_6f73,
 };
 const PLY_SALT: u64 = 0x706c_7920_6472_6177;
+const MID_GAME_SALT: u64 = 0x6d69_6420_6761_6d65;
 
 /// Seeds on the board per phase of the figures.
 pub const PHASE_WIDTH: u32 = 8;
@@ -71,7 +73,14 @@ pub struct Labelling {
     /// A tablebase of these rules: positions it holds are labelled from it, and the search
     /// takes its results at the leaves.
     pub tablebase: Option<PathBuf>,
+    /// The share of games, in percent, whose position is drawn from just past half the seeds
+    /// (more than half of the start's seeds on the board, by at most a phase), where the game
+    /// went through such positions; the others as always. 0: none, the set as before.
+    pub mid_game: u32,
 }
+
+/// The most [`Labelling::mid_game`] may be.
+pub const MAX_MID_GAME: u32 = 100;
 
 /// How one game came out: the position drawn from it, with its label or none when the search
 /// did not settle it. A game over before a move was chosen after the opening gives none.
@@ -116,6 +125,12 @@ impl Labelling {
     /// Refuse, with the reason, a budget of zero, a table size out of range, or an agent spec
     /// that names no agent or cannot play these rules.
     pub fn check(&self) -> Result<(), String> {
+        if self.mid_game > MAX_MID_GAME {
+            return Err(format!(
+                "--mid-game is {}, not a share of the games in percent (0 to {MAX_MID_GAME})",
+                self.mid_game
+            ));
+        }
         if self.nodes == 0 {
             return Err(
                 "--nodes must be at least 1 (positions the search may make per position)".into(),
@@ -255,6 +270,20 @@ impl Labelling {
                 continue;
             }
             let mut rng = stream(self.seed, PLY_SALT, game.game);
+            // From a stream of its own, so that the other games draw as they would without it.
+            let mut mid = stream(self.seed, MID_GAME_SALT, game.game);
+            if self.mid_game > 0 && mid.random_range(0..MAX_MID_GAME) < self.mid_game {
+                let half = self.rules.total_seeds() as u32 / 2;
+                let near: Vec<&State> = choices
+                    .iter()
+                    .copied()
+                    .filter(|s| (half + 1..=half + PHASE_WIDTH).contains(&seeds(s)))
+                    .collect();
+                if !near.is_empty() {
+                    out.push((game.game, *near[mid.random_range(0..near.len())]));
+                    continue;
+                }
+            }
             let phase = phases[rng.random_range(0..phases.len())];
             let in_phase: Vec<&State> = choices
                 .into_iter()
@@ -477,6 +506,9 @@ impl Collector {
             "games": self.games,
         });
         let mut made_by = made_by;
+        if l.mid_game > 0 {
+            made_by["mid_game"] = serde_json::json!(l.mid_game);
+        }
         if let Some((run, depth)) = &self.guide {
             made_by["guide"] = serde_json::json!({ "run": run, "depth": depth });
         }

@@ -18,6 +18,7 @@ fn labelling() -> Labelling {
         nodes: 20_000,
         table_bits: 12,
         tablebase: None,
+        mid_game: 0,
     }
 }
 
@@ -122,4 +123,66 @@ fn bad_settings_are_refused_clearly() {
     let mut l = labelling();
     l.tablebase = Some("/no/such.tb".into());
     assert!(l.open_table().unwrap_err().contains("/no/such.tb"));
+    let mut l = labelling();
+    l.mid_game = 101;
+    assert!(l.check().unwrap_err().contains("--mid-game is 101"));
+}
+
+/// The positions drawn from games `0..n` (labelled or not), with the games they came from.
+fn drawn(l: &Labelling, n: u64) -> Vec<Drawn> {
+    l.label_games(None, 0..n, 2, &Stop::never(), &|_| {})
+        .unwrap()
+}
+
+#[test]
+fn a_mid_game_share_draws_that_share_just_past_half_the_seeds_and_leaves_the_others() {
+    let plain = labelling();
+    let seeds = |d: &Drawn| d.state.board().sum(0, 2 * d.state.holes());
+    // en-dodoi-6: 48 seeds, so just past half is 25 to 32 on the board.
+    let near = |d: &Drawn| (25..=32).contains(&seeds(d));
+    let before = drawn(&plain, 80);
+    let mut all = labelling();
+    all.mid_game = 100;
+    let after = drawn(&all, 80);
+    assert_eq!(before.len(), after.len());
+    // Nearly every game passes through such positions (one capture seldom takes more than 8
+    // seeds); those that jump over them draw as without the share.
+    let after_near = after.iter().filter(|d| near(d)).count();
+    assert!(
+        after_near >= 75,
+        "{:?}",
+        after.iter().map(seeds).collect::<Vec<_>>()
+    );
+    let plain_near = before.iter().filter(|d| near(d)).count();
+    assert!(plain_near < 40, "{plain_near} of 80 already near half");
+    // Half the share: about half the games move, and every other game draws as without it.
+    let mut half = labelling();
+    half.mid_game = 50;
+    let mixed = drawn(&half, 80);
+    let moved = mixed
+        .iter()
+        .zip(&before)
+        .filter(|(m, b)| m.state != b.state)
+        .count();
+    for (m, b) in mixed.iter().zip(&before) {
+        assert!(
+            m.state == b.state || near(m),
+            "a game moved off its draw: {:?}",
+            m.state
+        );
+    }
+    let near_now = mixed.iter().filter(|d| near(d)).count();
+    assert!((20..=60).contains(&moved), "{moved} of 80 moved");
+    assert!(near_now > plain_near, "{near_now} against {plain_near}");
+    // The header says so; without it, it says nothing new.
+    let mut c = sowing_eval::labelling::Collector::new(&half, None, 5).unwrap();
+    while let Some(g) = c.next_games().unwrap() {
+        let d = half
+            .label_games(None, g, 1, &Stop::never(), &|_| {})
+            .unwrap();
+        c.add(d).unwrap();
+    }
+    assert_eq!(c.finish().0.header.made_by["mid_game"], 50);
+    let (whole, _) = set(3, u64::MAX, 1);
+    assert!(!whole.lines().next().unwrap().contains("mid_game"));
 }

@@ -59,6 +59,11 @@ pub struct Args {
     /// Uniformly random moves before the agents take over.
     #[arg(long, default_value_t = DEFAULT_OPENING)]
     opening: u32,
+    /// The share of games, in percent (0 to 100), whose position is drawn from just past half
+    /// the seeds (more than half on the board, by at most 8) instead of from a phase drawn
+    /// uniformly: a set that reaches the mid-game where the search can still settle it.
+    #[arg(long, default_value_t = 0)]
+    mid_game: u32,
     /// The exact search that labels them: --nodes, --threads, --table-bits.
     #[command(flatten)]
     search: ExactSearchArgs,
@@ -116,6 +121,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         nodes: args.search.nodes,
         table_bits: args.search.table_bits,
         tablebase: args.tablebase.clone(),
+        mid_game: args.mid_game,
     };
     labelling.check()?;
     let table = labelling.open_table()?;

@@ -17,7 +17,9 @@ use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError}
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use sowing_agents::AgentSpec;
-use sowing_eval::labelling::{self, Collector, DEFAULT_AGENTS, DEFAULT_OPENING, DEFAULT_VARIANT};
+use sowing_eval::labelling::{
+    self, Collector, DEFAULT_AGENTS, DEFAULT_OPENING, DEFAULT_VARIANT, MAX_MID_GAME,
+};
 use sowing_exact::searches::{self, DEFAULT_NODES, DEFAULT_TABLE_BITS, TABLE_BITS};
 use sowing_exact::tablebase::Tablebase;
 use std::path::PathBuf;
@@ -63,7 +65,7 @@ impl PyLabelling {
     #[new]
     #[pyo3(signature = (
         variant = None, *, rules_file = None, seed = None, agents = None, opening = None,
-        nodes = None, table_bits = None, tablebase = None,
+        nodes = None, table_bits = None, tablebase = None, mid_game = None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -75,6 +77,7 @@ impl PyLabelling {
         nodes: Option<&Bound<'_, PyAny>>,
         table_bits: Option<&Bound<'_, PyAny>>,
         tablebase: Option<PathBuf>,
+        mid_game: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyLabelling> {
         let (name, rules) = match (variant, &rules_file) {
             (Some(_), Some(_)) => {
@@ -148,6 +151,14 @@ impl PyLabelling {
                 DEFAULT_TABLE_BITS.into(),
             )? as u32,
             tablebase,
+            mid_game: int(
+                mid_game,
+                "mid_game",
+                0,
+                MAX_MID_GAME.into(),
+                "a share of the games in percent, 0 to 100",
+                0,
+            )? as u32,
         };
         labelling.check().map_err(value_error)?;
         Ok(PyLabelling {

@@ -91,6 +91,7 @@ def test_the_parts_of_a_range(cluster):
         (["--nodes", "0"], "nodes must be at least 1"),
         (["--count", "0"], "count must be at least 1"),
         (["--table-bits", "40"], "table_bits must be 10 to 30"),
+        (["--mid-game", "101"], "mid_game must be a share of the games in percent, 0 to 100"),
         (["--tablebase", "/no/such.tb"], "/no/such.tb"),
         (["--variant", "no-such-game"], "no-such-game"),
         (["--workers", "0"], "--workers must be at least 1"),
@@ -111,6 +112,16 @@ def test_the_table_of_other_rules_and_the_out_file_are_checked(files, tmp_path):
         labelling.collector(5, str(files / "t6.tb"))
     with pytest.raises(ValueError, match="variant or a rules_file"):
         PositionsLabelling("en-dodoi-6", rules_file=str(files / "r3.json"))
+
+
+def test_a_mid_game_share_is_written_in_the_header(tmp_path):
+    labelling = PositionsLabelling(RULES, agents=["greedy", "alphabeta:1"], mid_game=40)
+    c = labelling.collector(4, str(tmp_path / "m.jsonl"))
+    while (games := c.next_games()) is not None:
+        c.add(labelling.label(*games))
+    c.finish()
+    header = json.loads((tmp_path / "m.jsonl").read_text().splitlines()[0])
+    assert header["made_by"]["mid_game"] == 40
 
 
 def test_a_collector_refuses_what_does_not_fit(tmp_path):

@@ -5,7 +5,8 @@
 //! judged and seconds, per position. Figures in docs/exact.md.
 //!
 //! ```sh
-//! SET=data/positions/en-dodoi-8.jsonl TB=en-dodoi-8-16.tb LO=30 HI=38 N=12 \
+//! git show a8f531e:data/positions/en-dodoi-8.jsonl > en-dodoi-8-a8f531e.jsonl
+//! SET=en-dodoi-8-a8f531e.jsonl TB=en-dodoi-8-16.tb LO=30 HI=38 N=12 \
 //!     RUN=runs/guide-en-dodoi-8 DEPTHS=-1,6,12 \
 //!     cargo run --release -p sowing-train --features torch --example guided_search
 //! ```

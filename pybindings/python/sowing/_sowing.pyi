@@ -473,6 +473,7 @@ class PositionsLabelling:
         nodes: int | None = None,
         table_bits: int | None = None,
         tablebase: str | os.PathLike[str] | None = None,
+        mid_game: int | None = None,
     ) -> Self: ...
     def label(self, start: int, end: int, threads: int | None = None) -> str:
         """Play games ``start..end`` (at most 1,000,000) on ``threads`` threads (default 1, 0:
