@@ -23,6 +23,7 @@ const SEARCH_STACK: usize = 256 << 20;
 /// The threads to search on (`asked`, 0 for one per core), at most `work` (the items to share
 /// out): refused with the reason when the threads are too many or their memory does not fit:
 /// each a transposition table of `2^table_bits` slots and a proof tree of up to `nodes` nodes.
+/// The reason names no flag or keyword: each caller adds the advice in its own words.
 pub fn threads(asked: usize, table_bits: u32, nodes: u64, work: usize) -> Result<usize, String> {
     let threads = memory::threads(asked)?.min(work.max(1));
     // Each thread's search holds its own transposition table of 16-byte slots, and a tree that
@@ -38,7 +39,7 @@ pub fn threads(asked: usize, table_bits: u32, nodes: u64, work: usize) -> Result
         0,
         "searches",
     )
-    .map_err(|e| format!("{e}: give a smaller --nodes or --table-bits, or fewer --threads"))?;
+    .map_err(|e| e.to_string())?;
     Ok(threads)
 }
 

@@ -34,6 +34,7 @@ impl ExactSearchArgs {
             );
         }
         searches::threads(self.threads, self.table_bits, self.nodes, work)
+            .map_err(|e| format!("{e}: give a smaller --nodes or --table-bits, or fewer --threads"))
     }
 
     /// [`searches::map`] with these tables.

@@ -213,12 +213,8 @@ fn settle_result(
     if nodes == 0 {
         return Err("--nodes must be at least 1".into());
     }
-    sowing_exact::searches::threads(1, args.table_bits, nodes, 1).map_err(|e| {
-        format!(
-            "{}: give a smaller --nodes or --table-bits",
-            e.split(": give").next().unwrap_or(&e)
-        )
-    })?;
+    sowing_exact::searches::threads(1, args.table_bits, nodes, 1)
+        .map_err(|e| format!("{e}: give a smaller --nodes or --table-bits"))?;
     let mut search = ResultSearch::new(args.table_bits);
     if let Some(path) = &args.tablebase {
         let table = Tablebase::open_for(path, rules)?;

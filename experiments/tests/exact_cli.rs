@@ -105,6 +105,11 @@ fn solve_with_a_small_table_brackets_the_margin_the_whole_table_gives() {
             vec!["--result", "--nodes", "1"],
             "not settled within 1 positions",
         ),
+        // solve has no --threads: its advice names only what it has.
+        (
+            vec!["--result", "--nodes", "4611686018427387904"],
+            "fit: give a smaller --nodes or --table-bits\n",
+        ),
     ] {
         let mut args = vec!["solve", "--rules", rules.to_str().unwrap()];
         args.extend(extra.iter().copied());
@@ -239,6 +244,10 @@ fn positions_refuses_bad_requests_clearly() {
             "unknown agent \"wizard\"",
         ),
         (vec!["--nodes", "0"], "--nodes must be at least 1"),
+        (
+            vec!["--nodes", "4611686018427387904"],
+            "give a smaller --nodes or --table-bits, or fewer --threads",
+        ),
         (vec!["--tablebase", small.to_str().unwrap()], "holes"),
         (vec!["--tablebase", "/no/such.tb"], "/no/such.tb"),
         // Without the feature torch it needs it; with it, there is no run there.

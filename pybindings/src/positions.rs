@@ -205,7 +205,11 @@ impl PyLabelling {
             self.labelling.nodes,
             usize::MAX,
         )
-        .map_err(PyMemoryError::new_err)?;
+        .map_err(|e| {
+            PyMemoryError::new_err(format!(
+                "{e}: give a smaller nodes= or table_bits=, or fewer threads="
+            ))
+        })?;
         let table = self.table()?;
         let labelling = &self.labelling;
         let drawn = long_call::run_apart(py, CALL_STACK, |stop| {

@@ -164,7 +164,11 @@ impl PySplit {
         let (start, end) = self.range(start, end)?;
         let threads = args::threads(threads, 1)?;
         let threads = searches::threads(threads, self.table_bits, self.nodes, end - start)
-            .map_err(PyMemoryError::new_err)?;
+            .map_err(|e| {
+                PyMemoryError::new_err(format!(
+                    "{e}: give a smaller nodes= or table_bits=, or fewer threads="
+                ))
+            })?;
         let table = self.table()?;
         let (split, nodes, bits) = (&self.split, self.nodes, self.table_bits);
         let order: Vec<usize> = (start..end).collect();

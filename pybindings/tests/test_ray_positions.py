@@ -144,6 +144,16 @@ def test_a_collector_refuses_what_does_not_fit(tmp_path):
         c.next_games()
 
 
+def test_searches_beyond_the_memory_are_refused_in_pythons_words():
+    # A proof tree of up to 2^62 positions a search fits no machine: the advice names the
+    # keywords of this call, not the command line's flags.
+    labelling = PositionsLabelling(RULES, agents=["greedy", "random"], nodes=2**62)
+    with pytest.raises(MemoryError) as e:
+        labelling.label(0, 2, threads=1)
+    assert "give a smaller nodes= or table_bits=, or fewer threads=" in str(e.value)
+    assert "--" not in str(e.value)
+
+
 SIZES = st.one_of(st.integers(-3, 6), st.integers(-(2**70), 2**70), st.sampled_from([2**64 - 1, 2**64]))
 
 

@@ -96,6 +96,14 @@ def test_a_table_of_other_rules_is_refused(files):
         split.settle(0, 1)
 
 
+def test_searches_beyond_the_memory_are_refused_in_pythons_words():
+    split = SubtreeSplit(State.initial("en-dodoi-6"), 1, nodes=2**62)
+    with pytest.raises(MemoryError) as e:
+        split.settle(0, 1)
+    assert "give a smaller nodes= or table_bits=, or fewer threads=" in str(e.value)
+    assert "--" not in str(e.value)
+
+
 SIZES = st.one_of(st.integers(-3, 8), st.integers(-(2**70), 2**70), st.sampled_from([2**64 - 1, 2**64]))
 RESULT = st.one_of(st.sampled_from(["win", "draw", "loss", None, "", "Win", 1, 0.5, b"win"]), st.text(max_size=4))
 
