@@ -60,6 +60,16 @@ pub fn threads(value: Option<&Bound<'_, PyAny>>, default: usize) -> PyResult<usi
     }
 }
 
+/// The exact searches' threads for `nodes` and `table_bits` ([`sowing_exact::searches::threads`]),
+/// at most `work`: refused as a `MemoryError` whose advice names this call's keywords.
+pub fn search_threads(threads: usize, table_bits: u32, nodes: u64, work: usize) -> PyResult<usize> {
+    sowing_exact::searches::threads(threads, table_bits, nodes, work).map_err(|e| {
+        pyo3::exceptions::PyMemoryError::new_err(format!(
+            "{e}: give a smaller nodes= or table_bits=, or fewer threads="
+        ))
+    })
+}
+
 /// The integer argument `name`, which must be in `min..=max`; `allowed` says so in words, for
 /// the error.
 pub fn int_in(

@@ -13,14 +13,14 @@
 use crate::args;
 use crate::long_call;
 use crate::rules::{rules_arg, type_name};
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use sowing_agents::AgentSpec;
 use sowing_eval::labelling::{
     self, Collector, DEFAULT_AGENTS, DEFAULT_OPENING, DEFAULT_VARIANT, MAX_MID_GAME,
 };
-use sowing_exact::searches::{self, DEFAULT_NODES, DEFAULT_TABLE_BITS, TABLE_BITS};
+use sowing_exact::searches::{DEFAULT_NODES, DEFAULT_TABLE_BITS, TABLE_BITS};
 use sowing_exact::tablebase::Tablebase;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -199,17 +199,12 @@ impl PyLabelling {
             )));
         }
         let threads = args::threads(threads, 1)?;
-        let threads = searches::threads(
+        let threads = args::search_threads(
             threads,
             self.labelling.table_bits,
             self.labelling.nodes,
             usize::MAX,
-        )
-        .map_err(|e| {
-            PyMemoryError::new_err(format!(
-                "{e}: give a smaller nodes= or table_bits=, or fewer threads="
-            ))
-        })?;
+        )?;
         let table = self.table()?;
         let labelling = &self.labelling;
         let drawn = long_call::run_apart(py, CALL_STACK, |stop| {

@@ -11,7 +11,7 @@
 use crate::args;
 use crate::long_call;
 use crate::state::PyState;
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use sowing_exact::Wdl;
@@ -163,12 +163,7 @@ impl PySplit {
     ) -> PyResult<Vec<Option<&'static str>>> {
         let (start, end) = self.range(start, end)?;
         let threads = args::threads(threads, 1)?;
-        let threads = searches::threads(threads, self.table_bits, self.nodes, end - start)
-            .map_err(|e| {
-                PyMemoryError::new_err(format!(
-                    "{e}: give a smaller nodes= or table_bits=, or fewer threads="
-                ))
-            })?;
+        let threads = args::search_threads(threads, self.table_bits, self.nodes, end - start)?;
         let table = self.table()?;
         let (split, nodes, bits) = (&self.split, self.nodes, self.table_bits);
         let order: Vec<usize> = (start..end).collect();
