@@ -121,33 +121,142 @@ impl fmt::Display for LabelError {
 
 impl std::error::Error for LabelError {}
 
+/// A setting of the labelling, or the set's count, as a refusal names it: each caller says it
+/// in its own words ([`Refused::words`]: a command-line flag, a keyword argument), the library
+/// in its field's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    Count,
+    MidGame,
+    Nodes,
+    TableBits,
+    Tablebase,
+}
+
+impl Setting {
+    /// The name of the setting's field ([`Labelling`]'s, or `count`).
+    pub fn field(self) -> &'static str {
+        match self {
+            Setting::Count => "count",
+            Setting::MidGame => "mid_game",
+            Setting::Nodes => "nodes",
+            Setting::TableBits => "table_bits",
+            Setting::Tablebase => "tablebase",
+        }
+    }
+}
+
+/// Why a labelling or a collector refuses to go on, with the settings it names left for the
+/// caller to word.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Refused {
+    /// A setting out of its range.
+    Range {
+        setting: Setting,
+        /// What was given.
+        value: String,
+        /// What is allowed, in words.
+        allowed: String,
+    },
+    /// An agent spec that names no agent or cannot play these rules: why.
+    Agent(String),
+    /// After 1,000 games fewer than one in 50 gave a labelled position.
+    TooFewSettled {
+        kept: usize,
+        count: usize,
+        games: u64,
+        dropped: u64,
+        /// The tablebase the labelling reads, and the most seeds it holds.
+        table: Option<(PathBuf, u32)>,
+    },
+}
+
+impl Refused {
+    fn range(setting: Setting, value: impl fmt::Display, allowed: String) -> Refused {
+        Refused::Range {
+            setting,
+            value: value.to_string(),
+            allowed,
+        }
+    }
+
+    /// The refusal with each setting named by `name` (`|s| s.field()` is the library's
+    /// [`fmt::Display`]).
+    pub fn words(&self, name: &dyn Fn(Setting) -> &'static str) -> String {
+        match self {
+            Refused::Range {
+                setting,
+                value,
+                allowed,
+            } => format!("{} must be {allowed}, got {value}", name(*setting)),
+            Refused::Agent(why) => why.clone(),
+            Refused::TooFewSettled {
+                kept,
+                count,
+                games,
+                dropped,
+                table,
+            } => {
+                let (nodes, tablebase) = (name(Setting::Nodes), name(Setting::Tablebase));
+                let give = match table {
+                    Some((path, max_seeds)) => format!(
+                        "a larger {nodes}, or a {tablebase} of more seeds ({} holds positions of \
+                         at most {max_seeds})",
+                        path.display()
+                    ),
+                    None => format!("a larger {nodes}, or a {tablebase}"),
+                };
+                format!(
+                    "only {kept} of {count} positions settled in {games} games ({dropped} \
+                     dropped): give {give}"
+                )
+            }
+        }
+    }
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.words(&|s| s.field()))
+    }
+}
+
+impl std::error::Error for Refused {}
+
 impl Labelling {
     /// Refuse, with the reason, a budget of zero, a table size out of range, or an agent spec
     /// that names no agent or cannot play these rules.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Refused> {
         if self.mid_game > MAX_MID_GAME {
-            return Err(format!(
-                "--mid-game is {}, not a share of the games in percent (0 to {MAX_MID_GAME})",
-                self.mid_game
+            return Err(Refused::range(
+                Setting::MidGame,
+                self.mid_game,
+                format!("a share of the games in percent, 0 to {MAX_MID_GAME}"),
             ));
         }
         if self.nodes == 0 {
-            return Err(
-                "--nodes must be at least 1 (positions the search may make per position)".into(),
-            );
+            return Err(Refused::range(
+                Setting::Nodes,
+                0,
+                "at least 1 (positions the search may make per position)".into(),
+            ));
         }
         if !searches::TABLE_BITS.contains(&self.table_bits) {
-            return Err(format!(
-                "--table-bits is {}, not in {}..={}",
+            return Err(Refused::range(
+                Setting::TableBits,
                 self.table_bits,
-                searches::TABLE_BITS.start(),
-                searches::TABLE_BITS.end()
+                format!(
+                    "{} to {} (2^BITS slots of 16 bytes per search)",
+                    searches::TABLE_BITS.start(),
+                    searches::TABLE_BITS.end()
+                ),
             ));
         }
         for spec in &self.agents {
             spec.build()
-                .map_err(|e| e.to_string())?
-                .can_play(&self.rules)?;
+                .map_err(|e| e.to_string())
+                .and_then(|agent| agent.can_play(&self.rules))
+                .map_err(Refused::Agent)?;
         }
         Ok(())
     }
@@ -293,19 +402,6 @@ impl Labelling {
         }
         Ok(out)
     }
-
-    /// What to give when too few positions settle.
-    fn more(&self, table: Option<&Tablebase>) -> String {
-        match (table, &self.tablebase) {
-            (Some(t), Some(path)) => format!(
-                "--nodes more positions, or a --tablebase of more seeds ({} holds positions of at \
-                 most {})",
-                path.display(),
-                t.max_seeds()
-            ),
-            _ => "--nodes more positions or a --tablebase".to_string(),
-        }
-    }
 }
 
 /// Seeds on the board of `state`.
@@ -355,8 +451,6 @@ pub struct Collector {
     labelling: Labelling,
     /// The table's `max_seeds`, for the header.
     max_seeds: Option<u32>,
-    /// What to give when too few positions settle.
-    more: String,
     count: usize,
     kept: Vec<ExactPosition>,
     seen: HashSet<State>,
@@ -378,14 +472,17 @@ impl Collector {
         labelling: &Labelling,
         table: Option<&Tablebase>,
         count: usize,
-    ) -> Result<Collector, String> {
+    ) -> Result<Collector, Refused> {
         if count == 0 {
-            return Err("--count must be at least 1".into());
+            return Err(Refused::range(
+                Setting::Count,
+                0,
+                "at least 1 position".into(),
+            ));
         }
         Ok(Collector {
             labelling: labelling.clone(),
             max_seeds: table.map(|t| t.max_seeds()),
-            more: labelling.more(table),
             count,
             kept: Vec::new(),
             seen: HashSet::new(),
@@ -416,16 +513,19 @@ impl Collector {
     /// The next batch of games to play (counted as played from now on), sized so that it
     /// should fill the set: `None` once it is full. Refused, saying what to give, when after
     /// 1,000 games fewer than one in 50 gave a labelled position.
-    pub fn next_games(&mut self) -> Result<Option<Range<u64>>, String> {
+    pub fn next_games(&mut self) -> Result<Option<Range<u64>>, Refused> {
         if self.is_full() {
             return Ok(None);
         }
         let kept = self.kept.len() as u64;
         if self.games >= 1000 && kept * 50 < self.games {
-            return Err(format!(
-                "only {kept} of {} positions settled in {} games ({} dropped): give {}",
-                self.count, self.games, self.dropped, self.more
-            ));
+            return Err(Refused::TooFewSettled {
+                kept: self.kept.len(),
+                count: self.count,
+                games: self.games,
+                dropped: self.dropped,
+                table: self.labelling.tablebase.clone().zip(self.max_seeds),
+            });
         }
         let missing = (self.count - self.kept.len()) as f64;
         let share = if self.games == 0 {

@@ -4,7 +4,7 @@
 //! order are refused.
 
 use sowing_env::Rules;
-use sowing_eval::labelling::{Collector, Drawn, Labelling, decode, encode};
+use sowing_eval::labelling::{Collector, Drawn, Labelling, Setting, decode, encode};
 use sowing_exact::Stop;
 use sowing_exact::positions::PositionSet;
 
@@ -93,7 +93,8 @@ fn outcomes_out_of_order_or_not_dealt_are_refused() {
     assert!(
         Collector::new(&l, None, 0)
             .unwrap_err()
-            .contains("--count must be at least 1")
+            .to_string()
+            .contains("count must be at least 1 position, got 0")
     );
     assert!(decode(&l.rules, "[{\"game\": 1}]").is_err());
     // A stop asked for ends the call.
@@ -108,24 +109,45 @@ fn outcomes_out_of_order_or_not_dealt_are_refused() {
 fn bad_settings_are_refused_clearly() {
     let mut l = labelling();
     l.nodes = 0;
-    assert!(
-        l.check()
-            .unwrap_err()
-            .contains("--nodes must be at least 1")
+    assert_eq!(
+        l.check().unwrap_err().to_string(),
+        "nodes must be at least 1 (positions the search may make per position), got 0"
     );
     let mut l = labelling();
     l.table_bits = 40;
-    assert!(l.check().unwrap_err().contains("--table-bits is 40"));
+    assert_eq!(
+        l.check().unwrap_err().to_string(),
+        "table_bits must be 10 to 30 (2^BITS slots of 16 bytes per search), got 40"
+    );
     let mut l = labelling();
     // A spec that parses but names an agent that cannot be made: its table is missing.
     l.agents[1] = "alphabeta:2:tb=/no/such-agent.tb".parse().unwrap();
-    assert!(l.check().unwrap_err().contains("/no/such-agent.tb"));
+    assert!(
+        l.check()
+            .unwrap_err()
+            .to_string()
+            .contains("/no/such-agent.tb")
+    );
     let mut l = labelling();
     l.tablebase = Some("/no/such.tb".into());
     assert!(l.open_table().unwrap_err().contains("/no/such.tb"));
     let mut l = labelling();
     l.mid_game = 101;
-    assert!(l.check().unwrap_err().contains("--mid-game is 101"));
+    let refused = l.check().unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "mid_game must be a share of the games in percent, 0 to 100, got 101"
+    );
+    // Each caller names the setting in its own words.
+    assert!(
+        refused
+            .words(&|s| if s == Setting::MidGame {
+                "--mid-game"
+            } else {
+                "?"
+            })
+            .starts_with("--mid-game must be")
+    );
 }
 
 /// The positions drawn from games `0..n` (labelled or not), with the games they came from.

@@ -22,7 +22,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sowing_agents::AgentSpec;
 use sowing_env::Rules;
-use sowing_eval::labelling::{Collector, DEFAULT_OPENING, DEFAULT_VARIANT, Labelling, Phase};
+use sowing_eval::labelling::{
+    Collector, DEFAULT_OPENING, DEFAULT_VARIANT, Labelling, Phase, Refused, Setting,
+};
 use sowing_exact::{Stop, output_file};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -94,9 +96,6 @@ struct Summary {
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let named = args.variant.one(DEFAULT_VARIANT)?;
     let rules = named.rules;
-    if args.count == 0 {
-        return Err("--count must be at least 1".into());
-    }
     let threads = args.search.threads(usize::MAX)?;
     output_file::check_apart(
         &args.out,
@@ -123,7 +122,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         tablebase: args.tablebase.clone(),
         mid_game: args.mid_game,
     };
-    labelling.check()?;
+    labelling.check().map_err(in_flags)?;
     let table = labelling.open_table()?;
     let guidance = args.guide.guidance();
     let mut guides = args.guide.guides(&rules, threads)?;
@@ -136,12 +135,13 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .expect("a valid template")
         .progress_chars("=> "),
     );
-    let mut collector = Collector::new(&labelling, table.as_deref(), args.count)?;
+    let mut collector =
+        Collector::new(&labelling, table.as_deref(), args.count).map_err(in_flags)?;
     if let Some(run) = &args.guide.guide {
         collector = collector.guided_by(run, guidance.depth);
     }
     // Games in batches, sized from the share labelled so far; positions in game order.
-    while let Some(games) = collector.next_games()? {
+    while let Some(games) = collector.next_games().map_err(in_flags)? {
         let drawn = labelling.label_games_guided(
             table.as_ref(),
             games,
@@ -173,6 +173,17 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         print_summary(&summary)?;
     }
     Ok(())
+}
+
+/// A refusal of the labelling, its settings named by their flags.
+fn in_flags(refused: Refused) -> String {
+    refused.words(&|setting| match setting {
+        Setting::Count => "--count",
+        Setting::MidGame => "--mid-game",
+        Setting::Nodes => "--nodes",
+        Setting::TableBits => "--table-bits",
+        Setting::Tablebase => "--tablebase",
+    })
 }
 
 fn print_summary(s: &Summary) -> std::io::Result<()> {

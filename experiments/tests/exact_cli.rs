@@ -253,17 +253,23 @@ fn positions_refuses_bad_requests_clearly() {
         // Without the feature torch it needs it; with it, there is no run there.
         (vec!["--guide", "/no/such/run"], "/no/such/run"),
         (vec!["--guide-depth", "601"], "--guide-depth"),
+        // The library's refusal, its setting named by the command's flag.
+        (
+            vec!["--mid-game", "101"],
+            "--mid-game must be a share of the games in percent, 0 to 100, got 101",
+        ),
+        (
+            vec!["--count", "0"],
+            "--count must be at least 1 position, got 0",
+        ),
     ];
     for (extra, want) in cases {
-        let mut args = vec![
-            "positions",
-            "--variant",
-            "en-dodoi-6",
-            "--count",
-            "5",
-            "--out",
-        ];
+        let mut args = vec!["positions", "--variant", "en-dodoi-6", "--out"];
         args.push(out.to_str().unwrap());
+        // Five positions, unless the case gives its own count.
+        if !extra.contains(&"--count") {
+            args.extend(["--count", "5"]);
+        }
         args.extend(extra.iter().copied());
         let o = sowing(&args);
         assert!(!o.status.success(), "{args:?}");

@@ -709,8 +709,8 @@ fn positions_that_do_not_settle_name_the_real_cause() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
         err.contains(&format!(
-            "give --nodes more positions, or a --tablebase of more seeds ({} holds positions of \
-             at most 1)",
+            "give a larger --nodes, or a --tablebase of more seeds ({} holds positions of at \
+             most 1)",
             table.display()
         )),
         "{err}"
@@ -719,7 +719,7 @@ fn positions_that_do_not_settle_name_the_real_cause() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("give --nodes more positions or a --tablebase"),
+        err.contains("give a larger --nodes, or a --tablebase") && !err.contains("more seeds"),
         "{err}"
     );
     assert!(!out.exists());

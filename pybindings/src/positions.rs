@@ -32,8 +32,10 @@ const CALL_STACK: usize = 1 << 20;
 /// The most games one call labels: a Ray task takes a part of a batch of at most 4,096.
 const MAX_GAMES: u64 = 1_000_000;
 
-fn value_error(e: String) -> PyErr {
-    PyValueError::new_err(e)
+/// A refusal as Python's ValueError. The labelling's ([`labelling::Refused`]) name its settings
+/// by their fields, which are the keyword arguments' names.
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
 }
 
 use crate::error::labelling as to_py;
