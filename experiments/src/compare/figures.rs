@@ -9,7 +9,7 @@
 
 use super::chain::{Scores, chains};
 use super::config::{Config, Variant};
-use super::difficulty::{self, Difficulty, Separation};
+use super::difficulty::{self, CriticalShare, Difficulty, PhaseWeight, Separation};
 use super::learn::{CurvePoint, Learning};
 use super::plan::{Allowance, CHAIN_THRESHOLD, ChainPlan, LearningPlan, MIN_GAMES};
 use super::shape::Shape;
@@ -44,6 +44,8 @@ pub enum AccuracyData {
         agents: Vec<Accuracy>,
         /// The ladder's difficulty score on the critical positions, if there are enough.
         difficulty: Option<Difficulty>,
+        /// Each critical position's phase and ladder share, for the phase-matched ranking.
+        critical: Vec<CriticalShare>,
     },
 }
 
@@ -109,6 +111,21 @@ pub struct LearnedVariant {
 #[derive(Clone, Debug, Serialize)]
 pub struct Ranking {
     /// Hardest first.
+    pub variants: Vec<RankedVariant>,
+    /// Each neighbour pair, the harder first.
+    pub neighbours: Vec<Separation>,
+    /// The same variants scored on the phases they all reach, with the same weights; `None`
+    /// with fewer than two ranked variants or no phase they share.
+    pub phase_matched: Option<PhaseMatchedRanking>,
+}
+
+/// The difficulty ranking on the phases every ranked variant's set reaches (see
+/// [`phase_matched`](super::difficulty::phase_matched)).
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseMatchedRanking {
+    /// The phases scored, fewest seeds first, with their common weights.
+    pub phases: Vec<PhaseWeight>,
+    /// Hardest first; `critical` counts the variant's critical positions in those phases.
     pub variants: Vec<RankedVariant>,
     /// Each neighbour pair, the harder first.
     pub neighbours: Vec<Separation>,
@@ -473,25 +490,49 @@ impl LearningRanking {
 
 impl Ranking {
     fn new(data: &[VariantData]) -> Ranking {
-        let scores = data.iter().filter_map(|d| match &d.accuracy {
-            AccuracyData::Measured {
-                difficulty: Some(s),
-                ..
-            } => Some((d.variant.name.as_str(), s)),
-            _ => None,
+        let scored: Vec<(&str, &Difficulty, &[CriticalShare])> = data
+            .iter()
+            .filter_map(|d| match &d.accuracy {
+                AccuracyData::Measured {
+                    difficulty: Some(s),
+                    critical,
+                    ..
+                } => Some((d.variant.name.as_str(), s, critical.as_slice())),
+                _ => None,
+            })
+            .collect();
+        let (variants, neighbours) = ranked(scored.iter().map(|(v, d, _)| (*v, *d)));
+        let shares: Vec<(&str, &[CriticalShare])> =
+            scored.iter().map(|(v, _, c)| (*v, *c)).collect();
+        let phase_matched = difficulty::phase_matched(&shares).map(|matched| {
+            let (variants, neighbours) = ranked(matched.scores.iter().map(|(v, d)| (*v, d)));
+            PhaseMatchedRanking {
+                phases: matched.phases,
+                variants,
+                neighbours,
+            }
         });
-        let (ranked, neighbours) = difficulty::rank(scores);
         Ranking {
-            variants: ranked
-                .into_iter()
-                .map(|(v, d)| RankedVariant {
-                    variant: v.to_string(),
-                    difficulty: *d,
-                })
-                .collect(),
+            variants,
             neighbours,
+            phase_matched,
         }
     }
+}
+
+/// `scores` ranked, hardest first, with each neighbour pair.
+fn ranked<'a>(
+    scores: impl IntoIterator<Item = (&'a str, &'a Difficulty)>,
+) -> (Vec<RankedVariant>, Vec<Separation>) {
+    let (ranked, neighbours) = difficulty::rank(scores);
+    let variants = ranked
+        .into_iter()
+        .map(|(v, d)| RankedVariant {
+            variant: v.to_string(),
+            difficulty: *d,
+        })
+        .collect();
+    (variants, neighbours)
 }
 
 impl VariantFigures {
@@ -661,6 +702,7 @@ impl AccuracyFigures {
                 positions,
                 agents,
                 difficulty,
+                ..
             } => AccuracyFigures::Measured {
                 positions_file: file.clone(),
                 positions: *positions,

@@ -7,7 +7,7 @@
 use super::accuracy::{Committed, measure_unit};
 use super::cache::{Cache, Checked};
 use super::config::Config;
-use super::difficulty::Difficulty;
+use super::difficulty::{Difficulty, critical_shares};
 use super::figures::{AccuracyData, FamilyData, Figures, VariantData};
 use super::games::play_unit;
 use super::learn::{self, Learning};
@@ -407,10 +407,12 @@ impl Measured {
                 whole
             })
             .collect();
+        let critical = critical_shares(&c.set, positions, &agents).unwrap_or_default();
         AccuracyData::Measured {
             file: c.file.display().to_string(),
             positions,
-            difficulty: Difficulty::measure(&c.set, positions, &agents),
+            difficulty: Difficulty::of_critical(&critical),
+            critical,
             agents,
         }
     }

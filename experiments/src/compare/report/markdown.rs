@@ -3,9 +3,9 @@
 
 use super::Table;
 use crate::compare::difficulty::Separation;
-use crate::compare::difficulty::{EQUAL_POINTS, MIN_CRITICAL, Verdict};
+use crate::compare::difficulty::{EQUAL_POINTS, MIN_CRITICAL, MIN_PHASE_CRITICAL, Verdict};
 use crate::compare::figures::{
-    AccuracyFigures, Chain, Figures, LearningFigures, VariantFigures, measured,
+    AccuracyFigures, Chain, Figures, LearningFigures, PhaseMatchedRanking, VariantFigures, measured,
 };
 use crate::compare::learn::{GAMES_PER_ITERATION, SIMULATIONS};
 use crate::compare::plan::{
@@ -882,6 +882,9 @@ fn ranking_section(figures: &Figures, out: &mut String) {
         if !ranking.neighbours.is_empty() {
             out.push('\n');
         }
+        if let Some(matched) = &ranking.phase_matched {
+            phase_matched_section(matched, out);
+        }
     }
     let unranked: Vec<String> = figures
         .variants
@@ -902,10 +905,67 @@ fn ranking_section(figures: &Figures, out: &mut String) {
     }
 }
 
+/// The ranking again on the phases every ranked set reaches, each phase weighted alike for
+/// every variant, so that sets of different phases compare like with like.
+fn phase_matched_section(matched: &PhaseMatchedRanking, out: &mut String) {
+    let phases: Vec<String> = matched
+        .phases
+        .iter()
+        .map(|p| {
+            format!(
+                "{}-{}% ({:.0}%)",
+                p.low_percent,
+                p.high_percent,
+                100.0 * p.weight
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "### On the same phases\n\n\
+         The sets reach different phases, and the ladder errs more with more seeds on the \
+         board, so the ranking above ranks the sets' phases as much as the games. Here each \
+         variant is scored on the phases every ranked set holds at least {MIN_PHASE_CRITICAL} \
+         critical positions of (seeds on the board in percent of the start's, with the weight \
+         each phase has in every variant's score): {}. A variant's score is its mean share in \
+         each phase, weighted alike for all, with its 95% interval; neighbours as above.\n",
+        phases.join(", ")
+    );
+    let rows = matched
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let d = &r.difficulty;
+            vec![
+                (i + 1).to_string(),
+                r.variant.clone(),
+                format!("{:.1} [{:.1}, {:.1}]", d.points, d.lo95, d.hi95),
+                d.critical.to_string(),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        &[
+            "rank",
+            "variant",
+            "difficulty on the same phases (points)",
+            "critical positions in them",
+        ],
+        rows,
+    );
+    for n in &matched.neighbours {
+        let _ = writeln!(out, "- {}", separation_line(n, "harder", "above"));
+    }
+    out.push('\n');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::compare::config::{Config, Variant};
+    use crate::compare::difficulty::{CriticalShare, Difficulty};
     use crate::compare::figures::{AccuracyData, VariantData};
     use crate::compare::learn::{CurvePoint, Learning};
     use crate::compare::plan::{Allowance, LearningPlan};
@@ -1025,6 +1085,74 @@ mod tests {
         assert!(
             md.contains("| en-dodoi-7 | 0 | 0 | not measured (a rules file) |"),
             "{md}"
+        );
+    }
+
+    /// `trained(name)` with a ladder measured: `early` critical positions in phase 1 where the
+    /// ladder errs `early_points`, `late` in phase 6 at `late_points` (half of each 10 points
+    /// above, half below).
+    fn laddered(
+        name: &str,
+        (early, early_points): (usize, f64),
+        (late, late_points): (usize, f64),
+    ) -> VariantData {
+        let mut d = trained(name, 0.0, 0.0);
+        let mut critical = Vec::new();
+        for (phase, n, points) in [(1, early, early_points), (6, late, late_points)] {
+            critical.extend((0..n).map(|i| CriticalShare {
+                phase,
+                points: points + if i % 2 == 0 { 10.0 } else { -10.0 },
+            }));
+        }
+        d.accuracy = AccuracyData::Measured {
+            file: format!("data/positions/{name}.jsonl"),
+            positions: 2000,
+            agents: Vec::new(),
+            difficulty: Difficulty::of_critical(&critical),
+            critical,
+        };
+        d
+    }
+
+    #[test]
+    fn the_ranking_is_given_again_on_the_phases_every_set_reaches() {
+        // The same game (20 points early, 50 late), one set mostly early, one mostly late; a
+        // third set easier early and without the late phase.
+        let f = figures(&[
+            laddered("en-dodoi-6", (900, 20.0), (100, 50.0)),
+            laddered("en-dodoi-8", (100, 20.0), (900, 50.0)),
+            laddered("en-dodoi-10", (400, 10.0), (0, 0.0)),
+        ]);
+        let plain: Vec<&str> = f
+            .ranking
+            .variants
+            .iter()
+            .map(|v| v.variant.as_str())
+            .collect();
+        assert_eq!(plain, ["en-dodoi-8", "en-dodoi-6", "en-dodoi-10"]);
+        let matched = f.ranking.phase_matched.as_ref().expect("a phase in common");
+        assert_eq!(matched.phases.len(), 1, "only 10-20% is in every set");
+        let mut md = String::new();
+        ranking_section(&f, &mut md);
+        assert!(
+            md.contains("### On the same phases\n\nThe sets reach"),
+            "{md}"
+        );
+        assert!(md.contains(": 10-20% (100%). A variant's score"), "{md}");
+        // On the phase they share, en-dodoi-6 and en-dodoi-8 score alike and en-dodoi-10 below.
+        assert!(
+            md.contains("- en-dodoi-8 is harder than en-dodoi-6: +24.0 ["),
+            "the plain ranking ranks the phases: {md}"
+        );
+        let after = md.split("### On the same phases").nth(1).unwrap();
+        assert!(
+            after.contains("| 3 | en-dodoi-10 | 10.0 [9.0, 11.0] | 400 |"),
+            "{after}"
+        );
+        assert!(
+            after.contains("and en-dodoi-6 are equal within 3 points: +0.0 [")
+                || after.contains("and en-dodoi-8 are equal within 3 points: +0.0 ["),
+            "{after}"
         );
     }
 
