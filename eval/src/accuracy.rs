@@ -46,6 +46,15 @@ pub fn committed_set(variant: &str) -> PathBuf {
     Path::new(SETS_DIR).join(format!("{}.jsonl", preset_name(variant)))
 }
 
+/// The phase set of preset `variant`, `data/positions/phases/VARIANT.jsonl`: positions drawn
+/// from chosen phases only (`sowing positions --phases`), which `sowing compare` adds to the
+/// committed set's positions of those phases when it ranks the presets on the same phases.
+pub fn phase_set(variant: &str) -> PathBuf {
+    Path::new(SETS_DIR)
+        .join("phases")
+        .join(format!("{}.jsonl", preset_name(variant)))
+}
+
 /// The name of the preset `variant` stands for: an alias (`en-dodoi`) names another preset
 /// (`en-dodoi-8`), whose committed set and figures are its own; any other name is itself.
 pub fn preset_name(variant: &str) -> &str {

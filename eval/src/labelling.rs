@@ -77,6 +77,58 @@ pub struct Labelling {
     /// (more than half of the start's seeds on the board, by at most a phase), where the game
     /// went through such positions; the others as always. 0: none, the set as before.
     pub mid_game: u32,
+    /// Draw only from these phases of the game (seeds on the board in percent of the start's):
+    /// a set sharper where it is to be compared, or one that adds positions to a committed set's
+    /// phases. A game that never went through them gives none. `None`: every phase.
+    pub phases: Option<PhaseWindow>,
+}
+
+/// A window of the game's phases: the positions with at least `low` and less than `high`
+/// percent of the start's seeds on the board (the start itself too when `high` is 100). Written
+/// `LOW-HIGH`, e.g. `10-40`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PhaseWindow {
+    pub low: u32,
+    pub high: u32,
+}
+
+impl PhaseWindow {
+    /// Whether `seeds` of `start` on the board lie in the window.
+    pub fn holds(&self, seeds: u32, start: u32) -> bool {
+        let (percent, start) = (100 * u64::from(seeds), u64::from(start));
+        let below_high =
+            percent < u64::from(self.high) * start || (self.high == 100 && percent == 100 * start);
+        percent >= u64::from(self.low) * start && below_high
+    }
+}
+
+impl fmt::Display for PhaseWindow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.low, self.high)
+    }
+}
+
+impl std::str::FromStr for PhaseWindow {
+    type Err = String;
+
+    /// `LOW-HIGH` in percent of the start's seeds, `0 <= LOW < HIGH <= 100`.
+    fn from_str(text: &str) -> Result<PhaseWindow, String> {
+        let bad = || {
+            format!(
+                "{text:?} is not a window of phases: give LOW-HIGH, percent of the start's seeds \
+                 on the board with 0 <= LOW < HIGH <= 100, e.g. 10-40"
+            )
+        };
+        let (low, high) = text.trim().split_once('-').ok_or_else(bad)?;
+        let (low, high): (u32, u32) = (
+            low.trim().parse().map_err(|_| bad())?,
+            high.trim().parse().map_err(|_| bad())?,
+        );
+        if low >= high || high > 100 {
+            return Err(bad());
+        }
+        Ok(PhaseWindow { low, high })
+    }
 }
 
 /// The most [`Labelling::mid_game`] may be.
@@ -128,6 +180,7 @@ impl std::error::Error for LabelError {}
 pub enum Setting {
     Count,
     MidGame,
+    Phases,
     Nodes,
     TableBits,
     Tablebase,
@@ -139,6 +192,7 @@ impl Setting {
         match self {
             Setting::Count => "count",
             Setting::MidGame => "mid_game",
+            Setting::Phases => "phases",
             Setting::Nodes => "nodes",
             Setting::TableBits => "table_bits",
             Setting::Tablebase => "tablebase",
@@ -232,6 +286,13 @@ impl Labelling {
                 Setting::MidGame,
                 self.mid_game,
                 format!("a share of the games in percent, 0 to {MAX_MID_GAME}"),
+            ));
+        }
+        if let (Some(window), true) = (self.phases, self.mid_game > 0) {
+            return Err(Refused::range(
+                Setting::Phases,
+                window,
+                "left out when a mid-game share is given (both choose the phases drawn)".into(),
             ));
         }
         if self.nodes == 0 {
@@ -372,7 +433,12 @@ impl Labelling {
             let states = record.states().map_err(LabelError::Record)?;
             // The positions where a move was chosen after the opening, and their phases.
             let first = (self.opening as usize).min(states.len() - 1);
-            let choices: Vec<&State> = states[first..].iter().filter(|s| !s.is_over()).collect();
+            let start = self.rules.total_seeds() as u32;
+            let choices: Vec<&State> = states[first..]
+                .iter()
+                .filter(|s| !s.is_over())
+                .filter(|s| self.phases.is_none_or(|w| w.holds(seeds(s), start)))
+                .collect();
             let mut phases: Vec<u32> = choices.iter().map(|s| seeds(s) / PHASE_WIDTH).collect();
             phases.dedup();
             if phases.is_empty() {
@@ -608,6 +674,9 @@ impl Collector {
         let mut made_by = made_by;
         if l.mid_game > 0 {
             made_by["mid_game"] = serde_json::json!(l.mid_game);
+        }
+        if let Some(window) = l.phases {
+            made_by["phases"] = serde_json::json!(window.to_string());
         }
         if let Some((run, depth)) = &self.guide {
             made_by["guide"] = serde_json::json!({ "run": run, "depth": depth });

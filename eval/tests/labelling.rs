@@ -4,7 +4,7 @@
 //! order are refused.
 
 use sowing_env::Rules;
-use sowing_eval::labelling::{Collector, Drawn, Labelling, Setting, decode, encode};
+use sowing_eval::labelling::{Collector, Drawn, Labelling, PhaseWindow, Setting, decode, encode};
 use sowing_exact::Stop;
 use sowing_exact::positions::PositionSet;
 
@@ -19,6 +19,7 @@ fn labelling() -> Labelling {
         table_bits: 12,
         tablebase: None,
         mid_game: 0,
+        phases: None,
     }
 }
 
@@ -207,4 +208,67 @@ fn a_mid_game_share_draws_that_share_just_past_half_the_seeds_and_leaves_the_oth
     assert_eq!(c.finish().0.header.made_by["mid_game"], 50);
     let (whole, _) = set(3, u64::MAX, 1);
     assert!(!whole.lines().next().unwrap().contains("mid_game"));
+}
+
+#[test]
+fn a_window_of_phases_draws_only_from_it() {
+    let seeds = |d: &Drawn| d.state.board().sum(0, 2 * d.state.holes());
+    let before = drawn(&labelling(), 60);
+    let mut l = labelling();
+    l.phases = Some("10-40".parse().unwrap());
+    let after = drawn(&l, 60);
+    // en-dodoi-6: 48 seeds, so 10-40% is 5 to 19 seeds on the board (4.8 <= s < 19.2).
+    assert!(
+        after.iter().all(|d| (5..=19).contains(&seeds(d))),
+        "{:?}",
+        after.iter().map(seeds).collect::<Vec<_>>()
+    );
+    // Nearly every game goes through its endgame; the plain draw reaches every phase.
+    assert!(
+        after.len() >= 55,
+        "{} of 60 games gave a position",
+        after.len()
+    );
+    assert!(before.iter().any(|d| seeds(d) > 19));
+    // The header says so.
+    let mut c = Collector::new(&l, None, 4).unwrap();
+    while let Some(g) = c.next_games().unwrap() {
+        c.add(l.label_games(None, g, 1, &Stop::never(), &|_| {}).unwrap())
+            .unwrap();
+    }
+    let (set, _) = c.finish();
+    assert_eq!(set.header.made_by["phases"], "10-40");
+    assert!(set.positions.iter().all(|p| (5..=19).contains(&p.seeds())));
+}
+
+#[test]
+fn windows_are_read_and_held_exactly() {
+    let w: PhaseWindow = " 10-40 ".parse().unwrap();
+    assert_eq!((w.low, w.high), (10, 40));
+    assert_eq!(w.to_string(), "10-40");
+    // 64 seeds at the start: 10% is 6.4, 40% is 25.6.
+    assert!(!w.holds(6, 64) && w.holds(7, 64) && w.holds(25, 64) && !w.holds(26, 64));
+    let all: PhaseWindow = "0-100".parse().unwrap();
+    assert!(
+        all.holds(0, 64) && all.holds(64, 64),
+        "the start is in a window to 100"
+    );
+    for bad in [
+        "", "10", "40-10", "10-10", "0-101", "a-b", "-5-10", "10-40-50",
+    ] {
+        let e = bad.parse::<PhaseWindow>().unwrap_err();
+        assert!(e.contains("0 <= LOW < HIGH <= 100"), "{bad:?}: {e}");
+    }
+    // Both ways of choosing the phases at once are refused, naming the setting.
+    let mut l = labelling();
+    l.phases = Some(w);
+    l.mid_game = 10;
+    let refused = l.check().unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .starts_with("phases must be left out when a mid-game share is given"),
+        "{refused}"
+    );
+    assert_eq!(refused.words(&|s| s.field()), refused.to_string());
 }

@@ -23,7 +23,7 @@ use serde::Serialize;
 use sowing_agents::AgentSpec;
 use sowing_env::Rules;
 use sowing_eval::labelling::{
-    Collector, DEFAULT_OPENING, DEFAULT_VARIANT, Labelling, Phase, Refused, Setting,
+    Collector, DEFAULT_OPENING, DEFAULT_VARIANT, Labelling, Phase, PhaseWindow, Refused, Setting,
 };
 use sowing_exact::{Stop, output_file};
 use std::path::PathBuf;
@@ -66,6 +66,11 @@ pub struct Args {
     /// uniformly: a set that reaches the mid-game where the search can still settle it.
     #[arg(long, default_value_t = 0)]
     mid_game: u32,
+    /// Draw only from these phases: LOW-HIGH, percent of the start's seeds on the board (e.g.
+    /// 10-40, the endgame every preset's set reaches); a game that never went through them
+    /// gives none. Not with --mid-game.
+    #[arg(long, value_name = "LOW-HIGH")]
+    phases: Option<PhaseWindow>,
     /// The exact search that labels them: --nodes, --threads, --table-bits.
     #[command(flatten)]
     search: ExactSearchArgs,
@@ -121,6 +126,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         table_bits: args.search.table_bits,
         tablebase: args.tablebase.clone(),
         mid_game: args.mid_game,
+        phases: args.phases,
     };
     labelling.check().map_err(in_flags)?;
     let table = labelling.open_table()?;
@@ -180,6 +186,7 @@ fn in_flags(refused: Refused) -> String {
     refused.words(&|setting| match setting {
         Setting::Count => "--count",
         Setting::MidGame => "--mid-game",
+        Setting::Phases => "--phases",
         Setting::Nodes => "--nodes",
         Setting::TableBits => "--table-bits",
         Setting::Tablebase => "--tablebase",

@@ -202,15 +202,105 @@ fn a_budget_too_small_reports_not_measured_never_zero() {
 /// 150 en-dodoi-6 positions with at most 10 seeds on the board, labelled by a table of 10 seeds
 /// (the first such position of random games), written as the committed set under `dir`.
 fn commit_endgames(dir: &Path) -> PositionSet {
-    let rules = Rules::preset("en-dodoi-6").unwrap();
+    endgames(dir, "en-dodoi-6", 150, 3, "data/positions/en-dodoi-6.jsonl")
+}
+
+/// `count` positions of `preset` with at most 10 seeds on the board, labelled by a table of 10
+/// seeds (the first such position of random games of `seed`), written to `file` under `dir`.
+fn endgames(dir: &Path, preset: &str, count: usize, seed: u64, file: &str) -> PositionSet {
+    let rules = Rules::preset(preset).unwrap();
     let table = Tablebase::build(&rules, 10, &BuildOptions::default()).unwrap();
     let positions =
-        ExactPosition::first_in_random_games(&table, 150, &mut ChaCha8Rng::seed_from_u64(3));
+        ExactPosition::first_in_random_games(&table, count, &mut ChaCha8Rng::seed_from_u64(seed));
     let set = PositionSet::new(rules, serde_json::json!(null), 0, positions);
-    fs::create_dir_all(dir.join("data/positions")).unwrap();
-    set.write(dir.join("data/positions/en-dodoi-6.jsonl"))
-        .unwrap();
+    let path = dir.join(file);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    set.write(path).unwrap();
     set
+}
+
+#[test]
+fn a_phase_set_counts_on_the_same_phases_only() {
+    let dir = scratch("phase-set");
+    for preset in ["en-dodoi-6", "cross-endodoi"] {
+        endgames(
+            &dir,
+            preset,
+            400,
+            3,
+            &format!("data/positions/{preset}.jsonl"),
+        );
+    }
+    let args = [
+        "compare",
+        "--variants",
+        "en-dodoi-6,cross-endodoi",
+        "--budget",
+        "20s",
+        "--out",
+        "out",
+        "--threads",
+        "2",
+    ];
+    let plain_critical = |r: &Value, variant: &str| -> u64 {
+        let phase_matched = &r["ranking"]["phase_matched"];
+        phase_matched["variants"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no ranking on the same phases: {}", r["ranking"]))
+            .iter()
+            .find(|v| v["variant"] == variant)
+            .unwrap()["critical"]
+            .as_u64()
+            .unwrap()
+    };
+    ok(&sowing(&dir, &args));
+    let before = results(&dir.join("out"));
+    assert_eq!(
+        before["ranking"]["phase_matched"]["phase_sets"],
+        serde_json::json!([])
+    );
+    // The same phases' positions, from other games, as en-dodoi-6's phase set.
+    endgames(
+        &dir,
+        "en-dodoi-6",
+        400,
+        4,
+        "data/positions/phases/en-dodoi-6.jsonl",
+    );
+    ok(&sowing(&dir, &args));
+    let after = results(&dir.join("out"));
+    let used = &after["ranking"]["phase_matched"]["phase_sets"];
+    assert_eq!(used[0]["variant"], "en-dodoi-6", "{used}");
+    assert_eq!(used[0]["file"], "data/positions/phases/en-dodoi-6.jsonl");
+    let measured = used[0]["positions"].as_u64().unwrap();
+    assert!(measured >= 100, "{used}");
+    // Only the ranking on the same phases counts them: the plain ranking and the agents'
+    // figures are the committed set's as before.
+    assert_eq!(after["ranking"]["variants"], before["ranking"]["variants"]);
+    for i in 0..2 {
+        assert_eq!(
+            after["variants"][i]["accuracy"], before["variants"][i]["accuracy"],
+            "variant {i}"
+        );
+    }
+    assert!(
+        plain_critical(&after, "en-dodoi-6") > plain_critical(&before, "en-dodoi-6"),
+        "{}",
+        after["ranking"]["phase_matched"]
+    );
+    assert_eq!(
+        plain_critical(&after, "cross-endodoi"),
+        plain_critical(&before, "cross-endodoi")
+    );
+    let report = fs::read_to_string(dir.join("out/report.md")).unwrap();
+    assert!(
+        report.contains(&format!(
+            "from phase sets (positions drawn from chosen phases only, `sowing positions \
+             --phases`): en-dodoi-6: {measured} positions of data/positions/phases/en-dodoi-6.jsonl."
+        )),
+        "{report}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -262,6 +262,11 @@ fn positions_refuses_bad_requests_clearly() {
             vec!["--count", "0"],
             "--count must be at least 1 position, got 0",
         ),
+        (vec!["--phases", "40-10"], "is not a window of phases"),
+        (
+            vec!["--phases", "10-40", "--mid-game", "5"],
+            "--phases must be left out when a mid-game share is given",
+        ),
     ];
     for (extra, want) in cases {
         let mut args = vec!["positions", "--variant", "en-dodoi-6", "--out"];

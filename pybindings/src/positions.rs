@@ -67,7 +67,7 @@ impl PyLabelling {
     #[new]
     #[pyo3(signature = (
         variant = None, *, rules_file = None, seed = None, agents = None, opening = None,
-        nodes = None, table_bits = None, tablebase = None, mid_game = None,
+        nodes = None, table_bits = None, tablebase = None, mid_game = None, phases = None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -80,6 +80,7 @@ impl PyLabelling {
         table_bits: Option<&Bound<'_, PyAny>>,
         tablebase: Option<PathBuf>,
         mid_game: Option<&Bound<'_, PyAny>>,
+        phases: Option<&str>,
     ) -> PyResult<PyLabelling> {
         let (name, rules) = match (variant, &rules_file) {
             (Some(_), Some(_)) => {
@@ -161,6 +162,11 @@ impl PyLabelling {
                 "a share of the games in percent, 0 to 100",
                 0,
             )? as u32,
+            // The window's grammar is the library's, as `sowing positions --phases` reads it.
+            phases: phases
+                .map(|w| w.parse::<labelling::PhaseWindow>())
+                .transpose()
+                .map_err(|e| PyValueError::new_err(format!("phases: {e}")))?,
         };
         labelling.check().map_err(value_error)?;
         Ok(PyLabelling {

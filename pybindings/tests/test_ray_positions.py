@@ -92,6 +92,8 @@ def test_the_parts_of_a_range(cluster):
         (["--count", "0"], "count must be at least 1"),
         (["--table-bits", "40"], "table_bits must be 10 to 30"),
         (["--mid-game", "101"], "mid_game must be a share of the games in percent, 0 to 100"),
+        (["--phases", "40-10"], "phases: \"40-10\" is not a window of phases"),
+        (["--phases", "10-40", "--mid-game", "5"], "phases must be left out when a mid-game share is given"),
         (["--tablebase", "/no/such.tb"], "/no/such.tb"),
         (["--variant", "no-such-game"], "no-such-game"),
         (["--workers", "0"], "--workers must be at least 1"),
@@ -122,6 +124,20 @@ def test_a_mid_game_share_is_written_in_the_header(tmp_path):
     c.finish()
     header = json.loads((tmp_path / "m.jsonl").read_text().splitlines()[0])
     assert header["made_by"]["mid_game"] == 40
+
+
+def test_a_window_of_phases_is_drawn_from_and_written_in_the_header(tmp_path):
+    labelling = PositionsLabelling(RULES, agents=["greedy", "alphabeta:1"], phases="10-40")
+    c = labelling.collector(4, str(tmp_path / "w.jsonl"))
+    while (games := c.next_games()) is not None:
+        c.add(labelling.label(*games))
+    c.finish()
+    lines = (tmp_path / "w.jsonl").read_text().splitlines()
+    assert json.loads(lines[0])["made_by"]["phases"] == "10-40"
+    start = 2 * RULES.holes * RULES.seeds
+    for line in lines[1:]:
+        seeds = sum(json.loads(line)["board"])
+        assert 10 * start <= 100 * seeds < 40 * start, line
 
 
 def test_a_collector_refuses_what_does_not_fit(tmp_path):

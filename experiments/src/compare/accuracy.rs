@@ -14,12 +14,46 @@ use super::config::Variant;
 use super::sketch::hash_bytes;
 use sowing_agents::AgentSpec;
 use sowing_env::Rules;
-use sowing_eval::accuracy::{self, Accuracy, Trial, committed_set, how_to_make, read_set};
+use sowing_eval::accuracy::{
+    self, Accuracy, Trial, committed_set, how_to_make, phase_set, read_set,
+};
 use sowing_eval::matches::Seat;
 use sowing_exact::positions::PositionSet;
 use std::path::PathBuf;
 
-/// A variant's committed set of exact positions.
+/// A set of exact positions read from a file.
+#[derive(Clone, Debug)]
+pub struct SetFile {
+    /// Its file, relative to the working directory.
+    pub file: PathBuf,
+    pub set: PositionSet,
+    /// A hash of the file's bytes, which names the set in the cache.
+    pub hash: u64,
+}
+
+impl SetFile {
+    /// The set in `file`, of `variant`'s rules; `None` when there is no such file.
+    fn read(file: PathBuf, variant: &Variant) -> Result<Option<SetFile>, String> {
+        let bytes = match std::fs::read(&file) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
+        };
+        let set = read_set(&file, &variant.name, &variant.rules)?;
+        Ok(Some(SetFile {
+            file,
+            set,
+            hash: hash_bytes(&bytes),
+        }))
+    }
+
+    /// The measurement name of agent `spec` on this set, unique to the set's contents.
+    pub fn measurement(&self, spec: &str) -> String {
+        format!("accuracy {spec} on set {:016x}", self.hash)
+    }
+}
+
+/// A variant's committed set of exact positions, and its phase set when it has one.
 #[derive(Clone, Debug)]
 pub struct Committed {
     /// Its file, relative to the working directory.
@@ -27,6 +61,9 @@ pub struct Committed {
     pub set: PositionSet,
     /// A hash of the file's bytes, which names the set in the cache.
     pub hash: u64,
+    /// Positions drawn from chosen phases (`data/positions/phases/VARIANT.jsonl`), which only
+    /// the ranking on the same phases counts, beside the committed set's.
+    pub phases: Option<SetFile>,
 }
 
 impl Committed {
@@ -40,22 +77,18 @@ impl Committed {
             ));
         }
         let file = committed_set(&variant.name);
-        let bytes = match std::fs::read(&file) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(format!(
-                    "no committed set of exact positions ({} does not exist; {})",
-                    file.display(),
-                    how_to_make(&variant.name)
-                ));
-            }
-            Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
+        let Some(SetFile { file, set, hash }) = SetFile::read(file.clone(), variant)? else {
+            return Err(format!(
+                "no committed set of exact positions ({} does not exist; {})",
+                file.display(),
+                how_to_make(&variant.name)
+            ));
         };
-        let set = read_set(&file, &variant.name, &variant.rules)?;
         Ok(Committed {
             file,
             set,
-            hash: hash_bytes(&bytes),
+            hash,
+            phases: SetFile::read(phase_set(&variant.name), variant)?,
         })
     }
 

@@ -44,8 +44,11 @@ pub enum AccuracyData {
         agents: Vec<Accuracy>,
         /// The ladder's difficulty score on the critical positions, if there are enough.
         difficulty: Option<Difficulty>,
-        /// Each critical position's phase and ladder share, for the phase-matched ranking.
+        /// Each critical position's phase and ladder share, for the phase-matched ranking:
+        /// the committed set's, then the phase set's.
         critical: Vec<CriticalShare>,
+        /// The phase set and its positions measured, when it has one and the budget reached it.
+        phase_set: Option<(String, u64)>,
     },
 }
 
@@ -129,6 +132,17 @@ pub struct PhaseMatchedRanking {
     pub variants: Vec<RankedVariant>,
     /// Each neighbour pair, the harder first.
     pub neighbours: Vec<Separation>,
+    /// The phase sets whose positions were counted beside the committed sets'.
+    pub phase_sets: Vec<PhaseSetUsed>,
+}
+
+/// A variant's phase set (positions drawn from chosen phases), counted on the same phases.
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseSetUsed {
+    pub variant: String,
+    pub file: String,
+    /// Its first positions measured.
+    pub positions: u64,
 }
 
 /// A variant's place in the ranking.
@@ -490,14 +504,25 @@ impl LearningRanking {
 
 impl Ranking {
     fn new(data: &[VariantData]) -> Ranking {
+        let mut phase_sets = Vec::new();
         let scored: Vec<(&str, &Difficulty, &[CriticalShare])> = data
             .iter()
             .filter_map(|d| match &d.accuracy {
                 AccuracyData::Measured {
                     difficulty: Some(s),
                     critical,
+                    phase_set,
                     ..
-                } => Some((d.variant.name.as_str(), s, critical.as_slice())),
+                } => {
+                    if let Some((file, positions)) = phase_set {
+                        phase_sets.push(PhaseSetUsed {
+                            variant: d.variant.name.clone(),
+                            file: file.clone(),
+                            positions: *positions,
+                        });
+                    }
+                    Some((d.variant.name.as_str(), s, critical.as_slice()))
+                }
                 _ => None,
             })
             .collect();
@@ -510,6 +535,7 @@ impl Ranking {
                 phases: matched.phases,
                 variants,
                 neighbours,
+                phase_sets,
             }
         });
         Ranking {

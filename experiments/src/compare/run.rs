@@ -22,8 +22,9 @@ pub(super) enum Work {
     Match { a: String, b: String },
     /// The solver on the start, `nodes` positions at most.
     Solve { nodes: u64 },
-    /// Agent `spec`'s moves in exact positions; a unit's "games" are positions.
-    Accuracy { spec: String },
+    /// Agent `spec`'s moves in exact positions; a unit's "games" are positions: of the
+    /// committed set, or of its phase set.
+    Accuracy { spec: String, phases: bool },
 }
 
 /// One cacheable unit of work.

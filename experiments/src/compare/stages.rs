@@ -378,47 +378,76 @@ fn solve_stage(run: &mut Run<'_>) -> Result<Option<Vec<Solved>>, Failure> {
     })?)
 }
 
+/// The positions of a variant the accuracy stage measures each agent on: the first of the
+/// committed set, and the first of its phase set.
+#[derive(Clone, Copy, Debug)]
+struct Planned {
+    committed: u64,
+    phases: u64,
+}
+
 /// What the accuracy stage measured: the positions planned per variant, and each unit's part.
 struct Measured {
     /// Per variant: the positions each agent is measured on, or why it is not measured.
-    plans: Vec<Result<u64, String>>,
+    plans: Vec<Result<Planned, String>>,
     jobs: Vec<Job>,
     parts: Vec<Accuracy>,
 }
 
 impl Measured {
+    /// Agent `spec`'s figures on variant `variant`'s set measured as `measurement`, its units
+    /// merged.
+    fn agent(&self, variant: usize, spec: &str, measurement: &str) -> Accuracy {
+        let mut whole = Accuracy::new(spec);
+        for (job, part) in self.jobs.iter().zip(&self.parts) {
+            if job.variant == variant && job.measurement == measurement {
+                whole.merge(part);
+            }
+        }
+        whole
+    }
+
     /// The accuracy figures of variant `variant`, whose committed set is `committed`.
     fn of(&self, variant: usize, committed: &Result<Committed, String>) -> AccuracyData {
-        let (c, positions) = match (committed, &self.plans[variant]) {
-            (Ok(c), Ok(positions)) => (c, *positions),
+        let (c, planned) = match (committed, &self.plans[variant]) {
+            (Ok(c), Ok(planned)) => (c, *planned),
             (Err(reason), _) | (_, Err(reason)) => {
                 return AccuracyData::NotMeasured(reason.clone());
             }
         };
         let agents: Vec<Accuracy> = ACCURACY_AGENTS
             .iter()
-            .map(|spec| {
-                let mut whole = Accuracy::new(spec);
-                for (job, part) in self.jobs.iter().zip(&self.parts) {
-                    if job.variant == variant && job.measurement == c.measurement(spec) {
-                        whole.merge(part);
-                    }
-                }
-                whole
-            })
+            .map(|spec| self.agent(variant, spec, &c.measurement(spec)))
             .collect();
-        let critical = critical_shares(&c.set, positions, &agents).unwrap_or_default();
+        let critical = critical_shares(&c.set, planned.committed, &agents).unwrap_or_default();
+        let difficulty = Difficulty::of_critical(&critical);
+        // The phase set's critical positions count in the ranking on the same phases only.
+        let mut phase_critical = critical.clone();
+        let phase_set = match &c.phases {
+            Some(p) if planned.phases > 0 => {
+                let agents: Vec<Accuracy> = ACCURACY_AGENTS
+                    .iter()
+                    .map(|spec| self.agent(variant, spec, &p.measurement(spec)))
+                    .collect();
+                phase_critical
+                    .extend(critical_shares(&p.set, planned.phases, &agents).unwrap_or_default());
+                Some((p.file.display().to_string(), planned.phases))
+            }
+            _ => None,
+        };
         AccuracyData::Measured {
             file: c.file.display().to_string(),
-            positions,
-            difficulty: Difficulty::of_critical(&critical),
-            critical,
+            positions: planned.committed,
+            difficulty,
+            critical: phase_critical,
+            phase_set,
             agents,
         }
     }
 }
 
-/// Stage 4: accuracy on the variants' committed sets of exact positions, sized like stage 2.
+/// Stage 4: accuracy on the variants' committed sets of exact positions, sized like stage 2;
+/// what the budget buys beyond a committed set goes to its phase set.
 fn accuracy_stage(
     run: &mut Run<'_>,
     allowance: &Allowance,
@@ -427,13 +456,16 @@ fn accuracy_stage(
 ) -> Result<Option<Measured>, Failure> {
     let config = run.config;
     let mut jobs = Vec::new();
-    let plans: Vec<Result<u64, String>> = committed
+    let plans: Vec<Result<Planned, String>> = committed
         .iter()
         .enumerate()
         .map(|(i, c)| {
             let c = c.as_ref().map_err(Clone::clone)?;
-            let available = c.set.positions.len() as u64;
-            let positions = plan::accuracy_positions(allowance.accuracy, &models[i], available);
+            let own = c.set.positions.len() as u64 / ACCURACY_UNIT * ACCURACY_UNIT;
+            let more = c.phases.as_ref().map_or(0, |p| {
+                p.set.positions.len() as u64 / ACCURACY_UNIT * ACCURACY_UNIT
+            });
+            let positions = plan::accuracy_positions(allowance.accuracy, &models[i], own + more);
             if positions == 0 {
                 return Err(format!(
                     "budget too small for {ACCURACY_UNIT} positions of {} for each of the \
@@ -442,31 +474,50 @@ fn accuracy_stage(
                     ACCURACY_AGENTS.len()
                 ));
             }
+            let planned = Planned {
+                committed: positions.min(own),
+                phases: positions.saturating_sub(own),
+            };
             for spec in ACCURACY_AGENTS {
-                let work = Work::Accuracy {
+                let work = |phases| Work::Accuracy {
                     spec: spec.to_string(),
+                    phases,
                 };
                 jobs.extend(units(
                     i,
                     &c.measurement(spec),
-                    work,
-                    positions,
+                    work(false),
+                    planned.committed,
                     ACCURACY_UNIT,
                     models[i].move_us(spec),
                 ));
+                if let Some(p) = c.phases.as_ref().filter(|_| planned.phases > 0) {
+                    jobs.extend(units(
+                        i,
+                        &p.measurement(spec),
+                        work(true),
+                        planned.phases,
+                        ACCURACY_UNIT,
+                        models[i].move_us(spec),
+                    ));
+                }
             }
-            Ok(positions)
+            Ok(planned)
         })
         .collect();
     let Some(parts) = run.execute(&jobs, "accuracy", |job| {
-        let Work::Accuracy { spec } = &job.work else {
+        let Work::Accuracy { spec, phases } = &job.work else {
             unreachable!("the accuracy stage has only accuracy units")
         };
         let c = committed[job.variant]
             .as_ref()
             .expect("units only of variants with a set");
+        let set = match (phases, &c.phases) {
+            (true, Some(p)) => &p.set,
+            _ => &c.set,
+        };
         measure_unit(
-            &c.set,
+            set,
             spec,
             job.stream_seed(config),
             job.index * job.games,

@@ -474,7 +474,10 @@ class PositionsLabelling:
         table_bits: int | None = None,
         tablebase: str | os.PathLike[str] | None = None,
         mid_game: int | None = None,
-    ) -> Self: ...
+        phases: str | None = None,
+    ) -> Self:
+        """``phases="LOW-HIGH"`` draws only from positions with LOW% up to HIGH% of the start's
+        seeds on the board (``sowing positions --phases``), not with ``mid_game``."""
     def label(self, start: int, end: int, threads: int | None = None) -> str:
         """Play games ``start..end`` (at most 1,000,000) on ``threads`` threads (default 1, 0:
         one per core), draw a position from each and label it: the outcomes as text for

@@ -959,6 +959,19 @@ fn phase_matched_section(matched: &PhaseMatchedRanking, out: &mut String) {
         let _ = writeln!(out, "- {}", separation_line(n, "harder", "above"));
     }
     out.push('\n');
+    if !matched.phase_sets.is_empty() {
+        let sets: Vec<String> = matched
+            .phase_sets
+            .iter()
+            .map(|p| format!("{}: {} positions of {}", p.variant, p.positions, p.file))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Counted here beside the committed sets' positions, from phase sets (positions \
+             drawn from chosen phases only, `sowing positions --phases`): {}.\n",
+            sets.join("; ")
+        );
+    }
 }
 
 #[cfg(test)]
@@ -1110,6 +1123,7 @@ mod tests {
             agents: Vec::new(),
             difficulty: Difficulty::of_critical(&critical),
             critical,
+            phase_set: None,
         };
         d
     }

@@ -71,6 +71,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--nodes", type=int, default=None, help=f"search budget per position (default {DEFAULTS['nodes']})")
     p.add_argument("--table-bits", type=int, default=None, help=f"2^BITS slots per search (default {DEFAULTS['table_bits']})")
     p.add_argument("--mid-game", type=int, default=None, help="percent of games drawn from just past half the seeds (default 0)")
+    p.add_argument("--phases", default=None, metavar="LOW-HIGH", help="draw only from LOW%%..HIGH%% of the start's seeds on the board")
     p.add_argument("--address", default=None, help="Ray cluster to join (`auto`: a running one); default: a local one for the run")
     p.add_argument("--workers", type=int, default=2, help="tasks running at once (default 2)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -86,7 +87,7 @@ def settings_of(args: argparse.Namespace) -> dict:
         s["variant"] = args.variant
     if args.agents is not None:
         s["agents"] = args.agents.split(",")
-    for key in ("seed", "opening", "nodes", "table_bits", "mid_game"):
+    for key in ("seed", "opening", "nodes", "table_bits", "mid_game", "phases"):
         if getattr(args, key) is not None:
             s[key] = getattr(args, key)
     if args.tablebase is not None:
