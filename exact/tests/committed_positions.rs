@@ -72,6 +72,46 @@ fn the_committed_sets_are_whole_and_span_the_game() {
 }
 
 #[test]
+fn the_phase_sets_hold_their_phases_only() {
+    // data/positions/phases/PRESET.jsonl: positions drawn from a window of phases
+    // (`sowing positions --phases LOW-HIGH`), which `sowing compare` adds to the committed
+    // set's on the same phases.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/positions/phases");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let preset = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let phase_set = PositionSet::read(&path).unwrap();
+        assert_eq!(
+            phase_set.rules(),
+            &Rules::preset(&preset).unwrap(),
+            "{preset}"
+        );
+        assert_eq!(phase_set.header.made_by["variant"], preset.as_str());
+        let window = phase_set.header.made_by["phases"].as_str().unwrap();
+        let (low, high) = window.split_once('-').unwrap();
+        let (low, high): (u32, u32) = (low.parse().unwrap(), high.parse().unwrap());
+        let start = phase_set.rules().total_seeds() as u32;
+        for p in &phase_set.positions {
+            let percent = 100 * p.seeds();
+            assert!(
+                low * start <= percent && percent < high * start,
+                "{preset}: {} seeds outside {window}%",
+                p.seeds()
+            );
+        }
+        let distinct: HashSet<State> = phase_set.positions.iter().map(|p| p.state).collect();
+        assert_eq!(distinct.len(), phase_set.positions.len(), "{preset}");
+        // From other games than the committed set's: few positions in common.
+        let committed: HashSet<State> = set(&preset).positions.iter().map(|p| p.state).collect();
+        let shared = distinct.intersection(&committed).count();
+        assert!(shared * 100 < distinct.len(), "{preset}: {shared} shared");
+        seen += 1;
+    }
+    assert!(seen >= 2, "{}", dir.display());
+}
+
+#[test]
 #[ignore = "needs a table of the set's rules in SOWING_TB_FILE"]
 fn the_searched_labels_of_a_set_agree_with_the_solver() {
     let file = std::env::var("SOWING_TB_FILE").expect("SOWING_TB_FILE names a table");

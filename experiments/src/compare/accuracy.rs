@@ -62,7 +62,8 @@ pub struct Committed {
     /// A hash of the file's bytes, which names the set in the cache.
     pub hash: u64,
     /// Positions drawn from chosen phases (`data/positions/phases/VARIANT.jsonl`), which only
-    /// the ranking on the same phases counts, beside the committed set's.
+    /// the ranking on the same phases counts, beside the committed set's; those the committed
+    /// set holds too are left out.
     pub phases: Option<SetFile>,
 }
 
@@ -84,11 +85,17 @@ impl Committed {
                 how_to_make(&variant.name)
             ));
         };
+        // A position both sets hold (two games can meet in the endgame) counts once.
+        let mut phases = SetFile::read(phase_set(&variant.name), variant)?;
+        if let Some(p) = &mut phases {
+            let own: std::collections::HashSet<_> = set.positions.iter().map(|p| p.state).collect();
+            p.set.positions.retain(|p| !own.contains(&p.state));
+        }
         Ok(Committed {
             file,
             set,
             hash,
-            phases: SetFile::read(phase_set(&variant.name), variant)?,
+            phases,
         })
     }
 
