@@ -5,7 +5,8 @@ use super::Table;
 use crate::compare::difficulty::Separation;
 use crate::compare::difficulty::{EQUAL_POINTS, MIN_CRITICAL, MIN_PHASE_CRITICAL, Verdict};
 use crate::compare::figures::{
-    AccuracyFigures, Chain, Figures, LearningFigures, PhaseMatchedRanking, VariantFigures, measured,
+    AccuracyFigures, Chain, Figures, LearningFigures, PhaseMatchedRanking, RankedVariant,
+    VariantFigures, measured,
 };
 use crate::compare::learn::{GAMES_PER_ITERATION, SIMULATIONS};
 use crate::compare::plan::{
@@ -852,36 +853,12 @@ fn ranking_section(figures: &Figures, out: &mut String) {
     if ranking.variants.is_empty() {
         out.push_str("No variant has a score yet.\n\n");
     } else {
-        let rows = ranking
-            .variants
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let d = &r.difficulty;
-                vec![
-                    (i + 1).to_string(),
-                    r.variant.clone(),
-                    format!("{:.1} [{:.1}, {:.1}]", d.points, d.lo95, d.hi95),
-                    d.critical.to_string(),
-                ]
-            })
-            .collect();
-        table(
+        ranked_table(
             out,
-            &[
-                "rank",
-                "variant",
-                "difficulty (points)",
-                "critical positions",
-            ],
-            rows,
+            &ranking.variants,
+            &ranking.neighbours,
+            ["difficulty (points)", "critical positions"],
         );
-        for n in &ranking.neighbours {
-            let _ = writeln!(out, "- {}", separation_line(n, "harder", "above"));
-        }
-        if !ranking.neighbours.is_empty() {
-            out.push('\n');
-        }
         if let Some(matched) = &ranking.phase_matched {
             phase_matched_section(matched, out);
         }
@@ -902,6 +879,36 @@ fn ranking_section(figures: &Figures, out: &mut String) {
         .collect();
     if !unranked.is_empty() {
         let _ = writeln!(out, "Not ranked: {}.\n", unranked.join("; "));
+    }
+}
+
+/// A ranking's table (rank, variant, score with its interval, critical positions, under the
+/// heads `score`) and a line for each neighbour pair.
+fn ranked_table(
+    out: &mut String,
+    variants: &[RankedVariant],
+    neighbours: &[Separation],
+    score: [&str; 2],
+) {
+    let rows = variants
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let d = &r.difficulty;
+            vec![
+                (i + 1).to_string(),
+                r.variant.clone(),
+                format!("{:.1} [{:.1}, {:.1}]", d.points, d.lo95, d.hi95),
+                d.critical.to_string(),
+            ]
+        })
+        .collect();
+    table(out, &["rank", "variant", score[0], score[1]], rows);
+    for n in neighbours {
+        let _ = writeln!(out, "- {}", separation_line(n, "harder", "above"));
+    }
+    if !neighbours.is_empty() {
+        out.push('\n');
     }
 }
 
@@ -931,34 +938,15 @@ fn phase_matched_section(matched: &PhaseMatchedRanking, out: &mut String) {
          each phase, weighted alike for all, with its 95% interval; neighbours as above.\n",
         phases.join(", ")
     );
-    let rows = matched
-        .variants
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let d = &r.difficulty;
-            vec![
-                (i + 1).to_string(),
-                r.variant.clone(),
-                format!("{:.1} [{:.1}, {:.1}]", d.points, d.lo95, d.hi95),
-                d.critical.to_string(),
-            ]
-        })
-        .collect();
-    table(
+    ranked_table(
         out,
-        &[
-            "rank",
-            "variant",
+        &matched.variants,
+        &matched.neighbours,
+        [
             "difficulty on the same phases (points)",
             "critical positions in them",
         ],
-        rows,
     );
-    for n in &matched.neighbours {
-        let _ = writeln!(out, "- {}", separation_line(n, "harder", "above"));
-    }
-    out.push('\n');
     if !matched.phase_sets.is_empty() {
         let sets: Vec<String> = matched
             .phase_sets
