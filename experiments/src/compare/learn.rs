@@ -352,6 +352,7 @@ mod tests {
             hash: hash_bytes(&std::fs::read(&file).unwrap()),
             file,
             set: part,
+            phases: None,
         };
         let variant = Variant {
             name: "en-dodoi-6".to_string(),
