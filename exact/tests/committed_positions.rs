@@ -102,10 +102,11 @@ fn the_phase_sets_hold_their_phases_only() {
         }
         let distinct: HashSet<State> = phase_set.positions.iter().map(|p| p.state).collect();
         assert_eq!(distinct.len(), phase_set.positions.len(), "{preset}");
-        // From other games than the committed set's: few positions in common.
+        // From other games than the committed set's: few positions in common (games meet more
+        // often in a small board's endgame; `sowing compare` counts such a position once).
         let committed: HashSet<State> = set(&preset).positions.iter().map(|p| p.state).collect();
         let shared = distinct.intersection(&committed).count();
-        assert!(shared * 100 < distinct.len(), "{preset}: {shared} shared");
+        assert!(shared * 20 < distinct.len(), "{preset}: {shared} shared");
         seen += 1;
     }
     assert!(seen >= 2, "{}", dir.display());
