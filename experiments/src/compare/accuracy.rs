@@ -49,8 +49,14 @@ impl SetFile {
 
     /// The measurement name of agent `spec` on this set, unique to the set's contents.
     pub fn measurement(&self, spec: &str) -> String {
-        format!("accuracy {spec} on set {:016x}", self.hash)
+        measurement(spec, self.hash)
     }
+}
+
+/// The measurement name of agent `spec` on the set whose file hashes to `hash`: the one form of
+/// an accuracy unit's name in the cache, for committed and phase sets alike.
+fn measurement(spec: &str, hash: u64) -> String {
+    format!("accuracy {spec} on set {hash:016x}")
 }
 
 /// A variant's committed set of exact positions, and its phase set when it has one.
@@ -101,7 +107,7 @@ impl Committed {
 
     /// The measurement name of agent `spec` on this set, unique to the set's contents.
     pub fn measurement(&self, spec: &str) -> String {
-        format!("accuracy {spec} on set {:016x}", self.hash)
+        measurement(spec, self.hash)
     }
 }
 
