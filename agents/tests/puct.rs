@@ -641,3 +641,80 @@ fn a_batch_of_leaves_still_finds_the_move_that_wins_at_once() {
         }
     }
 }
+
+/// Reanalysis: the positions of self-play searched again give targets that do not depend on the
+/// workers or the batch, sum to one over legal actions, and, by the network that played them
+/// with the same search and no noise, the search of the game itself.
+#[test]
+fn reanalysis_gives_each_position_its_own_targets_whatever_the_workers() {
+    use sowing_agents::puct::reanalyse::reanalyse_dealt;
+    let games: Vec<u32> = (0..4).collect();
+    let quiet = SelfPlayConfig {
+        search: SearchSpec::from(puct(16, 0.0)),
+        temperature_plies: 0,
+        value_mix: 0.5,
+        ..config(16)
+    };
+    let played = play_with(&quiet, &games, 4, 9);
+    let states: Vec<State> = played.samples.iter().map(|s| s.state).collect();
+    assert!(states.len() > 20 && states.iter().all(|s| !s.is_over()));
+    let run = |workers: usize, slots: u32| {
+        let evaluators: Vec<_> = (0..workers)
+            .map(|_| {
+                let mut eval = linear(6, 2);
+                let mut rng = ChaCha8Rng::seed_from_u64(0);
+                move |s: &[State], out: &mut [Evaluation]| {
+                    eval.evaluate_batch(s, &mut rng, out);
+                    Ok::<(), ()>(())
+                }
+            })
+            .collect();
+        let spec = SearchSpec::from(puct(16, 0.0));
+        let (targets, oom) =
+            reanalyse_dealt(&states, &spec, 9, 3, slots, evaluators, &mut |_| {}).unwrap();
+        assert!(!oom);
+        targets
+    };
+    let one = run(1, 64);
+    assert_eq!(one.len(), states.len());
+    assert_eq!(one, run(2, 5), "two workers, small batches");
+    assert_eq!(one, run(3, 1), "three workers, one position at a time");
+    for ((target, state), sample) in one.iter().zip(&states).zip(&played.samples) {
+        let total: f32 = target.policy.iter().sum();
+        assert!((total - 1.0).abs() < 1e-5, "{total}");
+        for (a, &p) in target.policy.iter().enumerate() {
+            assert!(
+                p == 0.0 || state.is_legal(a),
+                "illegal action {a} given {p}"
+            );
+        }
+        assert!((-1.0..=1.0).contains(&target.root_value));
+        // The same evaluator and search without noise: the game's own target again.
+        assert_eq!(target.policy, sample.policy);
+        assert_eq!(
+            sample.value,
+            self_play::value_target(0.5, sample.result, target.root_value)
+        );
+    }
+    // More simulations change the targets: the point of searching again.
+    let deeper = {
+        let mut eval = linear(6, 2);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let spec = SearchSpec::from(puct(64, 0.0));
+        reanalyse_dealt(
+            &states,
+            &spec,
+            9,
+            3,
+            64,
+            vec![move |s: &[State], out: &mut [Evaluation]| {
+                eval.evaluate_batch(s, &mut rng, out);
+                Ok::<(), ()>(())
+            }],
+            &mut |_| {},
+        )
+        .unwrap()
+        .0
+    };
+    assert_ne!(deeper, one);
+}

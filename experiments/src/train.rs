@@ -96,6 +96,13 @@ pub struct TrainArgs {
     /// With --full-fraction below 1: the simulations of a fast search.
     #[arg(long, value_name = "N")]
     pub fast_simulations: Option<u32>,
+    /// Reanalysis: older positions of the replay buffer searched again by the newest network
+    /// after each iteration's self-play, per new position, and given the new targets; 0: none.
+    #[arg(long, value_name = "R")]
+    pub reanalyse: Option<f64>,
+    /// Simulations of a reanalysis search (default: --simulations).
+    #[arg(long, value_name = "N")]
+    pub reanalyse_simulations: Option<u32>,
     /// Self-play games per iteration.
     #[arg(long)]
     pub games_per_iteration: Option<u32>,
@@ -247,6 +254,7 @@ pub fn run(args: TrainArgs, typed: &[String]) -> Result<(), Box<dyn std::error::
             let (what, done, total) = match p {
                 Progress::RatingBaselines(d, t) => ("rating baselines (pairs)", d, t),
                 Progress::SelfPlay(d, t) => ("self-play games", d, t),
+                Progress::Reanalysis(d, t) => ("reanalysed positions", d, t),
                 Progress::Training(d, t) => ("training steps", d, t),
                 Progress::Evaluation(d, t) => ("evaluation games", d, t),
                 Progress::Accuracy(d, t) => ("evaluation positions", d, t),
@@ -310,9 +318,13 @@ fn summary(m: &IterationMetrics) -> String {
         format!("loss p {:.3} v {:.3}", m.policy_loss, m.value_loss)
     };
     let mut line = format!(
-        "iter {:>3} {:>6.0}s | {:>4} games {:>6.0} pos/s | {losses} |",
+        "iter {:>3} {:>6.0}s | {:>4} games {:>6.0} pos/s |",
         m.iteration, m.seconds, m.games, m.positions_per_sec
     );
+    if m.reanalysed > 0 {
+        let _ = write!(line, " {} reanalysed |", m.reanalysed);
+    }
+    let _ = write!(line, " {losses} |");
     for r in &m.eval {
         let _ = write!(line, " {} {:.0}%", r.opponent, 100.0 * r.win_rate());
     }
@@ -537,6 +549,7 @@ mod tests {
             steps: 20,
             policy_loss: 1.0,
             value_loss: 0.2,
+            reanalysed: 0,
             eval: if evaluated {
                 vec![MatchResult {
                     opponent: "random".to_string(),
@@ -616,6 +629,7 @@ mod tests {
             steps: 0,
             policy_loss: 0.0,
             value_loss: 0.0,
+            reanalysed: 0,
             ..metrics(3, false, false)
         };
         let line = summary(&late);

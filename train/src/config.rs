@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use sowing_agents::AgentSpec;
 use sowing_agents::az::Body;
 use sowing_agents::az::checkpoint::FileDigest;
+use sowing_agents::puct::MAX_SIMULATIONS;
 use sowing_exact::memory::MAX_THREADS;
 use std::path::{Path, PathBuf};
 
@@ -65,6 +66,15 @@ pub struct TrainConfig {
     pub full_fraction: f64,
     /// With --full-fraction below 1: the simulations of a fast search.
     pub fast_simulations: u32,
+    /// Reanalysis (MuZero Reanalyse): after each iteration's self-play, this many older
+    /// positions of the replay buffer per new position are searched again by the network as it
+    /// is then (no root noise) and given the new search's policy target and value (mixed with
+    /// the game's result by --value-mix), so that old games stop teaching what older networks
+    /// thought. 0 (the default): none. Each costs a self-play move's search at
+    /// --reanalyse-simulations.
+    pub reanalyse: f64,
+    /// Simulations of a reanalysis search (default: --simulations).
+    pub reanalyse_simulations: Option<u32>,
     /// Self-play games per iteration.
     pub games_per_iteration: u32,
     /// Self-play games each worker plays at once (their leaves are evaluated in one batch); with
@@ -157,6 +167,8 @@ impl Default for TrainConfig {
             considered: 16,
             full_fraction: 1.0,
             fast_simulations: 16,
+            reanalyse: 0.0,
+            reanalyse_simulations: None,
             games_per_iteration: 256,
             parallel_games: 128,
             c_puct: 0.5,
@@ -229,6 +241,10 @@ const RECORDED: [&str; 1] = ["eval_positions_digest"];
 /// The most `--sample-reuse`: past it an iteration's training steps outnumber any use, and one
 /// iteration could outlast every time budget.
 pub const MAX_SAMPLE_REUSE: f64 = 1000.0;
+
+/// The most `--reanalyse`: each reanalysed position costs a self-play move's search, so past
+/// it an iteration's reanalysis would outlast its games many times over.
+pub const MAX_REANALYSE: f64 = 16.0;
 
 /// The largest `--lr`: AdamW's steps are about the learning rate in size, so beyond 1 every
 /// step overshoots any weight of a network that learns.
@@ -400,6 +416,24 @@ impl TrainConfig {
             return bad(
                 "fast-simulations",
                 "at least 1 and at most --simulations (with --full-fraction below 1)",
+            );
+        }
+        if !(self.reanalyse >= 0.0 && self.reanalyse <= MAX_REANALYSE) {
+            return bad(
+                "reanalyse",
+                &format!(
+                    "between 0 and {MAX_REANALYSE} (older positions searched again per new one; \
+                     0, the default, for none)"
+                ),
+            );
+        }
+        if self
+            .reanalyse_simulations
+            .is_some_and(|s| s == 0 || s > MAX_SIMULATIONS)
+        {
+            return bad(
+                "reanalyse-simulations",
+                &format!("between 1 and {MAX_SIMULATIONS}"),
             );
         }
         if self.eval_every == 0 {

@@ -1,6 +1,7 @@
 //! The AlphaZero-style trainer, read top to bottom: the run's arguments, then one iteration
-//! (self-play with batched PUCT, training on the replay buffer, evaluation against the
-//! baselines and on exact positions, checkpoint), then starting and resuming.
+//! (self-play with batched PUCT, reanalysis of older positions if asked, training on the replay
+//! buffer, evaluation against the baselines and on exact positions, checkpoint), then starting
+//! and resuming.
 //!
 //! Every random choice comes from ChaCha streams derived from `(seed, iteration, game)`, and the
 //! optimiser moments and the replay buffer are checkpointed with the weights, so on the CPU a run
@@ -9,19 +10,24 @@
 use crate::adam::AdamW;
 use crate::config::{ConfigError, RESUME_CHANGES, RootSearch, TrainConfig};
 use crate::rating::{self, MatchResult, Z95_ROUNDED};
-use crate::replay::{ReplayBuffer, Sample};
+use crate::replay::{Origin, ReplayBuffer, Sample};
+use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sowing_agents::AgentSpec;
+use sowing_agents::Evaluation;
 use sowing_agents::Evaluator;
 use sowing_agents::TablebaseEvaluator;
 use sowing_agents::az::checkpoint::{
     self, CheckpointError, FileDigest, Meta, RunLock, SAFETENSORS, TRAINER, WEIGHTS,
 };
 use sowing_agents::az::network::{Body, NetConfig, PolicyValueNet};
-use sowing_agents::az::puct::self_play::{self, PlayoutCap, SELF_PLAY, SelfPlayConfig, stream};
+use sowing_agents::az::puct::reanalyse::{REANALYSE, reanalyse_dealt};
+use sowing_agents::az::puct::self_play::{
+    self, PlayoutCap, SELF_PLAY, SelfPlayConfig, stream, value_target,
+};
 use sowing_agents::az::puct::{GumbelConfig, PuctConfig, Root, SearchSpec};
-use sowing_env::Rules;
+use sowing_env::{Rules, State};
 use sowing_eval::accuracy::{self, Kept};
 use sowing_eval::matches;
 use sowing_eval::stats::{Rate, rate_against};
@@ -103,7 +109,9 @@ impl TrainConfig {
             body: self.net,
         };
         let floats = |n: u128| n * 4;
-        let sample = floats((net.input_len() + holes + 1) as u128);
+        // Its input, policy and value, and the position it came from (for reanalysis).
+        let sample = floats((net.input_len() + holes + 1) as u128)
+            + std::mem::size_of::<Option<Origin>>() as u128;
         let workers = self
             .threads()
             .clamp(1, self.games_per_iteration.max(1) as usize) as u128;
@@ -267,6 +275,9 @@ pub struct IterationMetrics {
     pub policy_loss: f64,
     /// Mean value loss (squared error) over the steps.
     pub value_loss: f64,
+    /// Older positions of the replay buffer searched again and given new targets (`--reanalyse`).
+    #[serde(default)]
+    pub reanalysed: u64,
     /// Results against each baseline.
     pub eval: Vec<MatchResult>,
     /// Elo of the network against the rated baselines (`random` = 0), if evaluated.
@@ -291,6 +302,8 @@ pub enum Progress {
     RatingBaselines(u32, u32),
     /// Self-play: games finished of total.
     SelfPlay(u32, u32),
+    /// Reanalysis: older positions searched again, of total.
+    Reanalysis(u32, u32),
     /// Training: steps done of total.
     Training(u32, u32),
     /// Evaluation: games finished of total.
@@ -545,8 +558,8 @@ impl Trainer {
         optimizer
             .load_state(&saved)
             .map_err(|e| CheckpointError::Corrupt(path.clone(), e))?;
-        let buffer =
-            ReplayBuffer::from_state(&saved).map_err(|e| CheckpointError::Corrupt(path, e))?;
+        let buffer = ReplayBuffer::from_state(&saved, &meta.rules)
+            .map_err(|e| CheckpointError::Corrupt(path, e))?;
         let ends = deadline(args.minutes);
         Ok(Trainer {
             args,
@@ -641,6 +654,7 @@ impl Trainer {
             positions,
             south_wins,
             seconds: play_secs,
+            reanalysed,
         } = played;
         let eval = self.rate(next, progress)?;
         let accuracy = self.accuracy(next, self.args.eval_simulations, progress)?;
@@ -670,6 +684,7 @@ impl Trainer {
             steps,
             policy_loss,
             value_loss,
+            reanalysed,
             eval,
             elo,
             elo_interval,
@@ -698,26 +713,7 @@ impl Trainer {
         let started = Instant::now();
         let total = self.args.games_per_iteration;
         let workers = (self.args.threads() as u32).clamp(1, total);
-        let mut evaluators = Vec::new();
-        for _ in 0..workers {
-            let mut vs = nn::VarStore::new(self.vs.device());
-            let mut net = PolicyValueNet::new(&vs.root(), self.net.config());
-            vs.copy(&self.vs)
-                .expect("a network copies into one of its own shape");
-            // The network draws nothing from the stream; it is there for the trait.
-            let mut eval_rng = stream(self.args.seed, SELF_PLAY, iteration, u32::MAX);
-            let table = self.table.clone();
-            evaluators.push(move |states: &[sowing_env::State], out: &mut [_]| {
-                // The worker owns the copy's variables as long as it plays with them.
-                let _variables = &vs;
-                match &table {
-                    Some(table) => TablebaseEvaluator::new(Arc::clone(table), &mut net)
-                        .evaluate_batch(states, &mut eval_rng, out),
-                    None => net.evaluate_batch(states, &mut eval_rng, out),
-                }
-                Ok::<(), Infallible>(())
-            });
-        }
+        let evaluators = self.evaluators(workers, iteration);
         progress(Progress::SelfPlay(0, total));
         let config = self.self_play_config();
         let mut learner = Learner {
@@ -757,16 +753,123 @@ impl Trainer {
                 input: sample.input,
                 policy: sample.policy,
                 value: sample.value,
+                origin: Some(Origin {
+                    state: sample.state,
+                    result: sample.result,
+                }),
             });
         }
         progress(Progress::SelfPlay(total, total));
+        let seconds = started.elapsed().as_secs_f64();
+        let reanalysed = self.reanalyse(iteration, positions, progress);
         let played = SelfPlayed {
             games: total,
             positions,
             south_wins: played.south_wins,
-            seconds: started.elapsed().as_secs_f64(),
+            seconds,
+            reanalysed,
         };
         (played, learnt)
+    }
+
+    /// One evaluator per self-play worker, each with its own copy of the network (and the
+    /// table, if any, in front of it).
+    fn evaluators(&self, workers: u32, iteration: u32) -> Vec<impl LeafValues + use<>> {
+        let mut evaluators = Vec::new();
+        for _ in 0..workers {
+            let mut vs = nn::VarStore::new(self.vs.device());
+            let mut net = PolicyValueNet::new(&vs.root(), self.net.config());
+            vs.copy(&self.vs)
+                .expect("a network copies into one of its own shape");
+            // The network draws nothing from the stream; it is there for the trait.
+            let mut eval_rng = stream(self.args.seed, SELF_PLAY, iteration, u32::MAX);
+            let table = self.table.clone();
+            evaluators.push(move |states: &[State], out: &mut [Evaluation]| {
+                // The worker owns the copy's variables as long as it plays with them.
+                let _variables = &vs;
+                match &table {
+                    Some(table) => TablebaseEvaluator::new(Arc::clone(table), &mut net)
+                        .evaluate_batch(states, &mut eval_rng, out),
+                    None => net.evaluate_batch(states, &mut eval_rng, out),
+                }
+                Ok::<(), Infallible>(())
+            });
+        }
+        evaluators
+    }
+
+    /// Reanalysis (`--reanalyse R`): after an iteration's self-play has added `fresh` positions,
+    /// `R * fresh` of the older positions in the buffer (drawn uniformly, without replacement,
+    /// from those whose position is known) are searched again by the network as it is now,
+    /// with `--reanalyse-simulations` and no root noise, and their policy targets and the
+    /// search part of their value targets replaced. The positions just played are left out:
+    /// the network that would search them again is the one that played them. Returns how many
+    /// were searched.
+    fn reanalyse(&mut self, iteration: u32, fresh: u64, progress: &mut dyn FnMut(Progress)) -> u64 {
+        let wanted = (self.args.reanalyse * fresh as f64).round() as usize;
+        if wanted == 0 {
+            return 0;
+        }
+        let mut slots: Vec<usize> = (fresh as usize..self.buffer.len())
+            .filter_map(|age| self.buffer.slot_of_age(age))
+            .filter(|&slot| self.buffer.origin(slot).is_some())
+            .collect();
+        // The first `wanted` of a partial Fisher-Yates shuffle, from the iteration's stream.
+        let mut rng = stream(self.args.seed, REANALYSE, iteration, u32::MAX);
+        let take = wanted.min(slots.len());
+        for i in 0..take {
+            let j = rng.random_range(i..slots.len());
+            slots.swap(i, j);
+        }
+        slots.truncate(take);
+        if slots.is_empty() {
+            return 0;
+        }
+        let origins: Vec<Origin> = slots
+            .iter()
+            .map(|&slot| {
+                self.buffer
+                    .origin(slot)
+                    .expect("only known origins are drawn")
+            })
+            .collect();
+        let states: Vec<State> = origins.iter().map(|o| o.state).collect();
+        let workers = (self.args.threads() as u32).clamp(1, states.len() as u32);
+        let evaluators = self.evaluators(workers, iteration);
+        let simulations = self
+            .args
+            .reanalyse_simulations
+            .unwrap_or(self.args.simulations);
+        let spec = SearchSpec {
+            puct: PuctConfig {
+                noise_fraction: 0.0,
+                ..self.args.puct(simulations)
+            },
+            root: self.args.gumbel().map_or(Root::Puct, Root::Gumbel),
+            time: None,
+        };
+        let total = states.len() as u32;
+        progress(Progress::Reanalysis(0, total));
+        let Ok((targets, out_of_memory)) = reanalyse_dealt(
+            &states,
+            &spec,
+            self.args.seed,
+            iteration,
+            self.args.parallel_games,
+            evaluators,
+            &mut |done| progress(Progress::Reanalysis(done, total)),
+        );
+        // Memory was checked for self-play's trees, which these do not outgrow; if a search
+        // could not grow its tree regardless, the old targets stay.
+        if out_of_memory {
+            return 0;
+        }
+        for ((slot, origin), target) in slots.into_iter().zip(origins).zip(targets) {
+            let value = value_target(self.args.value_mix, origin.result, target.root_value);
+            self.buffer.retarget(slot, &target.policy, value);
+        }
+        progress(Progress::Reanalysis(total, total));
+        u64::from(total)
     }
 
     /// Refuse to go on from training that made the losses or the weights infinite or not a
@@ -991,12 +1094,19 @@ impl Trainer {
     }
 }
 
-/// What an iteration's self-play played: games, positions, South's wins and seconds taken.
+/// What values a batch of leaves for self-play and reanalysis: a worker's copy of the network.
+trait LeafValues: FnMut(&[State], &mut [Evaluation]) -> Result<(), Infallible> + Send {}
+
+impl<F: FnMut(&[State], &mut [Evaluation]) -> Result<(), Infallible> + Send> LeafValues for F {}
+
+/// What an iteration's self-play played: games, positions, South's wins and seconds taken, and
+/// the older positions reanalysed after it.
 struct SelfPlayed {
     games: u32,
     positions: u64,
     south_wins: u32,
     seconds: f64,
+    reanalysed: u64,
 }
 
 /// What training changes and reads, borrowed apart from the rest of the trainer so that it can

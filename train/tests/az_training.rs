@@ -337,6 +337,8 @@ fn generated_numbers_for_every_training_flag_never_crash_the_trainer() {
         "--considered",
         "--full-fraction",
         "--fast-simulations",
+        "--reanalyse",
+        "--reanalyse-simulations",
         "--games-per-iteration",
         "--parallel-games",
         "--c-puct",
@@ -785,4 +787,102 @@ fn a_diverged_network_is_refused_and_never_checkpointed() {
         .all(|t| t.isfinite().all().int64_value(&[]) == 1);
     assert!(finite);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Reanalysis: from the second iteration on, older positions are searched again and given new
+/// targets (the first has none older), which changes what the network learns but not the games
+/// it played; the buffer keeps its positions in the checkpoint, so a resumed run reanalyses as
+/// an uninterrupted one does.
+#[test]
+fn a_reanalysed_run_retargets_older_positions_and_resumes_exactly() {
+    let reanalysed = |dir: &Path, iterations| {
+        let mut args = tiny(dir, iterations);
+        args.reanalyse = 0.5;
+        args.reanalyse_simulations = Some(16);
+        args
+    };
+    let straight_dir = scratch("reanalyse-straight");
+    let straight = train(reanalysed(&straight_dir, 3));
+    let history = straight.history();
+    assert_eq!(history[0].reanalysed, 0, "nothing older to search again");
+    for k in 1..3 {
+        let older: u64 = history[..k].iter().map(|m| m.positions).sum();
+        let wanted = (0.5 * history[k].positions as f64).round() as u64;
+        assert!(wanted > 0);
+        assert_eq!(
+            history[k].reanalysed,
+            wanted.min(older),
+            "iteration {}",
+            k + 1
+        );
+    }
+
+    // Without it: the same first iteration and the same games in the second, other learning.
+    let plain_dir = scratch("reanalyse-plain");
+    let plain = train(tiny(&plain_dir, 2));
+    let (a, b) = (&plain.history()[0], &history[0]);
+    assert_eq!((a.positions, a.policy_loss), (b.positions, b.policy_loss));
+    let (a, b) = (&plain.history()[1], &history[1]);
+    assert_eq!(a.positions, b.positions);
+    assert_eq!(a.reanalysed, 0);
+    assert_ne!(a.policy_loss, b.policy_loss, "new targets, other losses");
+
+    // Stopped after two iterations and resumed for the third: the same third iteration.
+    let split_dir = scratch("reanalyse-split");
+    drop(train(reanalysed(&split_dir, 2)));
+    let mut resumed = Trainer::resume(&split_dir, &tiny(&split_dir, 3)).expect("it resumes");
+    assert_eq!(resumed.args().reanalyse, 0.5);
+    assert_eq!(resumed.args().reanalyse_simulations, Some(16));
+    resumed
+        .iterate(&mut |_| {})
+        .expect("the resumed iteration runs");
+    let (a, b) = (&history[2], &resumed.history()[2]);
+    assert_eq!(
+        (a.positions, a.reanalysed, a.policy_loss, a.value_loss),
+        (b.positions, b.reanalysed, b.policy_loss, b.value_loss)
+    );
+    let theirs = resumed.variables();
+    for (name, t) in straight.variables() {
+        assert!(
+            theirs[&name].equal(&t),
+            "variable {name} differs after resuming"
+        );
+    }
+    for dir in [straight_dir, plain_dir, split_dir] {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn reanalysis_settings_out_of_range_are_refused() {
+    let dir = scratch("reanalyse-bad");
+    let cases: [Refused; 5] = [
+        (
+            |a| a.reanalyse = -0.5,
+            "--reanalyse must be between 0 and 16",
+        ),
+        (
+            |a| a.reanalyse = f64::NAN,
+            "--reanalyse must be between 0 and 16",
+        ),
+        (
+            |a| a.reanalyse = 17.0,
+            "--reanalyse must be between 0 and 16",
+        ),
+        (
+            |a| a.reanalyse_simulations = Some(0),
+            "--reanalyse-simulations must be between 1 and",
+        ),
+        (
+            |a| a.reanalyse_simulations = Some(u32::MAX),
+            "--reanalyse-simulations must be between 1 and",
+        ),
+    ];
+    for (change, wanted) in cases {
+        let mut args = tiny(&dir, 1);
+        change(&mut args);
+        let e = refusal(args);
+        assert!(e.contains(wanted), "{e}");
+    }
+    assert!(!dir.exists(), "nothing is written for refused settings");
 }

@@ -20,6 +20,7 @@
 //! second of one, `benches/leaf_batch.rs`).
 //!
 //! - [`self_play`]: self-play games with the search, their positions as training samples.
+//! - [`reanalyse`]: those positions searched again by a newer network, for fresher targets.
 //! - [`gumbel`]: Gumbel AlphaZero's root for self-play ([`Root::Gumbel`]):
 //!   sequential halving over Gumbel-sampled actions, and the improved policy as the target.
 //! - [`Linear`]: a linear policy and value over the network input, the simplest learned
@@ -27,6 +28,7 @@
 
 pub mod gumbel;
 mod linear;
+pub mod reanalyse;
 pub mod search_spec;
 pub mod self_play;
 

@@ -203,6 +203,12 @@ pub struct Sample {
     pub value: f32,
     /// The player to move.
     pub player: Player,
+    /// The position searched, so that a later network can search it again (reanalysis, see
+    /// [`super::reanalyse`]).
+    pub state: State,
+    /// The game's result for the player to move: 1, 0 or -1 (the part of `value` that a new
+    /// search does not change).
+    pub result: f32,
 }
 
 /// What a batch of games gave.
@@ -226,13 +232,22 @@ type Chosen = (usize, Vec<f32>);
 struct Game {
     state: State,
     rng: ChaCha8Rng,
-    /// Per position: network input, search policy, root value, and the mover.
-    positions: Vec<(Vec<f32>, Vec<f32>, f32, Player)>,
+    /// Per position: network input, search policy, root value, and the position.
+    positions: Vec<(Vec<f32>, Vec<f32>, f32, State)>,
+}
+
+/// The policy target of a PUCT search: its visits over the `n` actions, as shares.
+pub(super) fn visit_policy(result: &SearchResult, n: usize) -> Vec<f32> {
+    let visits: u32 = result.visits.iter().sum();
+    result.visits[..n]
+        .iter()
+        .map(|&v| v as f32 / visits.max(1) as f32)
+        .collect()
 }
 
 /// Search `roots` together as `spec` says; with a Gumbel root its winner is played for
 /// `temperature_plies`, then its best, and its improved policy kept.
-fn search_group<X>(
+pub(super) fn search_group<X>(
     search: &mut BatchSearch,
     roots: &[State],
     spec: &SearchSpec,
@@ -253,6 +268,12 @@ fn search_group<X>(
             (r.search, chosen)
         })
         .collect())
+}
+
+/// The value target of a position: `(1 - mix) * result + mix * root_value`, the game's result
+/// for the mover mixed with its search's value.
+pub fn value_target(mix: f32, result: f32, root_value: f32) -> f32 {
+    (1.0 - mix) * result + mix * root_value
 }
 
 /// Play games `games` of iteration `iteration` (numbers, which fix their random streams),
@@ -345,11 +366,7 @@ pub fn play_games<X>(
             let (action, policy) = match gumbel {
                 Some(chosen) => chosen,
                 None => {
-                    let visits: u32 = result.visits.iter().sum();
-                    let policy: Vec<f32> = result.visits[..n]
-                        .iter()
-                        .map(|&v| v as f32 / visits.max(1) as f32)
-                        .collect();
+                    let policy = visit_policy(&result, n);
                     let action = if game.state.ply() < config.temperature_plies {
                         result.sample_action(&mut game.rng)
                     } else {
@@ -361,7 +378,7 @@ pub fn play_games<X>(
             out.moves += 1;
             if full[i] {
                 game.positions
-                    .push((input, policy, result.value, game.state.to_move()));
+                    .push((input, policy, result.value, game.state));
             }
             game.state = game.state.play_unchecked(action);
             if !game.state.is_over() {
@@ -372,13 +389,16 @@ pub fn play_games<X>(
                 out.south_wins += 1;
             }
             let mix = config.value_mix;
-            for (input, policy, root_value, player) in game.positions.drain(..) {
+            for (input, policy, root_value, state) in game.positions.drain(..) {
+                let player = state.to_move();
                 let z = outcome.reward(player);
                 out.samples.push(Sample {
                     input,
                     policy,
-                    value: (1.0 - mix) * z + mix * root_value,
+                    value: value_target(mix, z, root_value),
                     player,
+                    state,
+                    result: z,
                 });
             }
             finished.fetch_add(1, Ordering::Relaxed);

@@ -9,8 +9,8 @@ where it runs. Checkpoints are written by the Rust writer of ``sowing train`` (`
 with its digests, ``weights.safetensors``, retention by ``--keep-last`` and ``--keep-every``),
 so ``az:RUN`` and ``sowing arena`` play them; ``trainer.pt`` (PyTorch's AdamW and the replay
 buffer) in the newest lets ``--resume`` go on exactly, with the settings ``sowing train``
-lets a resumed run change. Not run here: ``--tablebase`` and ``--overlap`` (refused), and the
-accuracy on exact positions (not measured: ``accuracy`` stays empty).
+lets a resumed run change. Not run here: ``--tablebase``, ``--overlap`` and ``--reanalyse``
+(refused), and the accuracy on exact positions (not measured: ``accuracy`` stays empty).
 
 Every random choice is fixed by ``--seed``: the initial weights, each game's stream (seed,
 iteration, game number), the training batches (seed, iteration); on the CPU a resumed run goes
@@ -100,7 +100,12 @@ class Args:
             raise ValueError("--games-per-iteration must be at least --actors")
         if self.learner_gpus < 0:
             raise ValueError("--learner-gpus must be 0 or more")
-        for flag, unsupported in (("tablebase", self.tablebase), ("overlap", self.overlap)):
+        unsupported_flags = (
+            ("tablebase", self.tablebase),
+            ("overlap", self.overlap),
+            ("reanalyse", self.reanalyse),
+        )
+        for flag, unsupported in unsupported_flags:
             if unsupported:
                 raise ValueError(
                     f"--{flag} is not run by the Ray trainer; train with sowing train for it"
@@ -115,7 +120,7 @@ class Args:
 
 
 # The types of the settings whose default is None, for the command line.
-_NONE_DEFAULTS = {"iterations": int, "minutes": float, "threads": int}
+_NONE_DEFAULTS = {"iterations": int, "minutes": float, "threads": int, "reanalyse_simulations": int}
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[Args, str | None, list[str]]:
