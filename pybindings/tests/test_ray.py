@@ -142,6 +142,10 @@ def test_bad_runs_are_refused_before_any_work(tmp_path, capsys):
     assert "--lr must be at most 1" in capsys.readouterr().err
     assert train.main(["--variant", "en-dodoi-6", "--iterations", "1", "--overlap", "true"]) == 2
     assert "--overlap is not run by the Ray trainer" in capsys.readouterr().err
+    assert train.main(["--variant", "en-dodoi-6", "--iterations", "1", "--reanalyse", "0.5"]) == 2
+    assert "--reanalyse is not run by the Ray trainer" in capsys.readouterr().err
+    assert train.main(["--variant", "en-dodoi-6", "--iterations", "1", "--reanalyse", "-1"]) == 2
+    assert "--reanalyse must be between 0 and 16" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text('{"hiden": 3}')
     assert train.main(["--config", str(bad), "--iterations", "1"]) == 2
