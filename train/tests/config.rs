@@ -140,6 +140,8 @@ fn old_runs_settings_read_as_those_runs_had_them() {
     assert!(!config.lookahead);
     assert_eq!(config.opening_plies, 0);
     assert_eq!(config.eval_every, 1);
+    assert_eq!(config.reanalyse, 0.0);
+    assert_eq!(config.reanalyse_simulations, None);
     assert_eq!(config.seed, 3);
     assert_eq!(config.variant.as_deref(), Some("en-dodoi-8"));
     // Today's runs write every setting, so they read back as written.
@@ -180,6 +182,8 @@ fn old_runs_settings_read_as_those_runs_had_them() {
         "out",
         "overlap",
         "parallel_games",
+        "reanalyse",
+        "reanalyse_simulations",
         "replay_capacity",
         "root",
         "sample_reuse",
