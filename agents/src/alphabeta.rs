@@ -17,6 +17,7 @@
 
 use crate::agent::Agent;
 use crate::budget::Budget;
+use crate::hybrid::NetworkLeaves;
 use crate::perfect::{PerfectPlay, table_option, table_serves};
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{MAX_HOLES, Outcome, Rules, State};
@@ -44,6 +45,9 @@ pub const CAPTURE_WEIGHT: i32 = 4;
 
 /// Positions in the transposition table: 2^20 entries of 16 bytes, 16 MiB.
 const TABLE_BITS: u32 = 20;
+
+/// A prior `p` orders a move as `p * PRIOR_KEY`, below the table's move.
+const PRIOR_KEY: f32 = 1_000_000.0;
 
 /// How often (in nodes) a search looks at the clock and asks its [`Stop`].
 const CLOCK_EVERY: u64 = 1024;
@@ -95,6 +99,12 @@ pub struct AlphaBeta {
     last: SearchInfo,
     /// The tablebase's perfect play, and its exact values in the search.
     perfect: Option<PerfectPlay>,
+    /// The network of a hybrid search, and what it names.
+    network: Option<(NetworkLeaves, String)>,
+    /// A hybrid's grandchildren valued together, and which of them need no network (kept to
+    /// spare an allocation a node).
+    prefetch: Vec<State>,
+    prefetch_values: Vec<Option<i32>>,
 }
 
 impl std::fmt::Debug for AlphaBeta {
@@ -127,7 +137,24 @@ impl AlphaBeta {
             root_best: 0,
             last: SearchInfo::default(),
             perfect: None,
+            network: None,
+            prefetch: Vec::new(),
+            prefetch_values: Vec::new(),
         }
+    }
+
+    /// The same agent searching as a hybrid (see the module documentation): `leaves` values its
+    /// leaves and orders its moves; `name` (the checkpoint's path) is written into the agent's
+    /// name as `:net=NAME`.
+    pub fn with_network(mut self, leaves: NetworkLeaves, name: &str) -> AlphaBeta {
+        self.network = Some((leaves, name.to_string()));
+        self
+    }
+
+    /// Positions the network of a hybrid search has valued since the agent was made (0 for the
+    /// static search).
+    pub fn network_evaluations(&self) -> u64 {
+        self.network.as_ref().map_or(0, |(n, _)| n.evaluated())
     }
 
     /// The same agent playing perfectly where `table` holds the position, and valuing the
@@ -178,7 +205,8 @@ impl AlphaBeta {
 
     /// Search `state` to exactly `depth` plies (iterative deepening up to it), whatever the
     /// agent's budget; gives the best action (`None` when the game is over) and the negamax value.
-    /// The value equals plain minimax to that depth over [`AlphaBeta::static_value`].
+    /// The value equals plain minimax to that depth over [`AlphaBeta::static_value`] (a hybrid:
+    /// over the network's scores at the leaves, the static value where the game is over).
     pub fn search(&mut self, state: &State, depth: u32) -> (Option<usize>, i32) {
         self.run(state, depth.clamp(1, Self::MAX_DEPTH), None)
     }
@@ -265,7 +293,12 @@ impl AlphaBeta {
             }
         }
 
-        // Make every child once, and order them: the table's move first, then by seeds captured.
+        // Make every child once, and order them: the table's move first, then by the network's
+        // policy where a hybrid has it, else by seeds captured.
+        let priors = match &self.network {
+            Some((network, _)) if depth >= 2 => network.priors(state),
+            _ => None,
+        };
         let mut actions = [0u8; MAX_HOLES];
         let mut keys = [0i32; MAX_HOLES];
         let mut count = 0;
@@ -277,12 +310,43 @@ impl AlphaBeta {
             actions[count] = action as u8;
             keys[count] = if action as u8 == table_move {
                 i32::MAX
+            } else if let Some(priors) = &priors {
+                (priors[action] * PRIOR_KEY) as i32
             } else {
                 info.captured as i32
             };
             count += 1;
         }
         self.nodes += count as u64;
+        // A hybrid values the children of a node one ply above the leaves together, in one
+        // forward pass, before their values are needed.
+        let mut leaf_values = [None; MAX_HOLES];
+        let batched = depth == 1 && self.network.is_some();
+        if batched {
+            for (value, child) in leaf_values.iter_mut().zip(&self.children[ply][..count]) {
+                *value = if child.is_over() {
+                    Some(Self::static_value(child))
+                } else {
+                    self.table_value(child)
+                };
+            }
+            // A forward pass is long beside CLOCK_EVERY plies of the static search: look at the
+            // clock before each.
+            self.stopped =
+                self.deadline.is_some_and(|d| Instant::now() >= d) || self.stop.requested();
+            if self.stopped {
+                return 0;
+            }
+            if let Some((network, _)) = self.network.as_mut() {
+                network.value_children(&self.children[ply][..count], &mut leaf_values[..count]);
+            }
+        }
+        // Two plies above the leaves, every grandchild is valued in one forward pass: each child
+        // searched will value all of its own children, and a pass of a few dozen positions costs
+        // about three of a handful.
+        if depth == 2 && self.network.is_some() && !self.prefetch_grandchildren(ply, count) {
+            return 0;
+        }
         let mut order = [0u8; MAX_HOLES];
         for (i, slot) in order.iter_mut().enumerate().take(count) {
             *slot = i as u8;
@@ -301,8 +365,13 @@ impl AlphaBeta {
             }
             order.swap(i, pick);
             let k = order[i] as usize;
-            let child = self.children[ply][k];
-            let v = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+            let v = match leaf_values[k] {
+                Some(leaf) if batched => -leaf,
+                _ => {
+                    let child = self.children[ply][k];
+                    -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+                }
+            };
             if self.stopped {
                 return 0;
             }
@@ -337,12 +406,49 @@ impl AlphaBeta {
         }
         best
     }
+
+    /// A hybrid's network values the children of the first `count` children at `ply` (those
+    /// not over, not held by the tablebase) into its cache, in one forward pass; false when the
+    /// clock or the stop ended the search first.
+    fn prefetch_grandchildren(&mut self, ply: usize, count: usize) -> bool {
+        let mut leaves = std::mem::take(&mut self.prefetch);
+        let mut values = std::mem::take(&mut self.prefetch_values);
+        leaves.clear();
+        values.clear();
+        for k in 0..count {
+            let child = self.children[ply][k];
+            if child.is_over() || self.table_value(&child).is_some() {
+                continue;
+            }
+            for action in child.legal_actions() {
+                if let Ok(grandchild) = child.play(action) {
+                    let known = grandchild.is_over() || self.table_value(&grandchild).is_some();
+                    leaves.push(grandchild);
+                    // Any value marks a leaf the network need not see.
+                    values.push(known.then_some(0));
+                }
+            }
+        }
+        self.stopped = self.deadline.is_some_and(|d| Instant::now() >= d) || self.stop.requested();
+        if !self.stopped {
+            if let Some((network, _)) = self.network.as_mut() {
+                network.value_children(&leaves, &mut values);
+            }
+        }
+        self.prefetch = leaves;
+        self.prefetch_values = values;
+        !self.stopped
+    }
 }
 
 impl Agent for AlphaBeta {
     fn name(&self) -> String {
+        let net = match &self.network {
+            Some((_, name)) => format!(":net={name}"),
+            None => String::new(),
+        };
         format!(
-            "alphabeta:{}{}",
+            "alphabeta:{}{net}{}",
             self.budget.spec(),
             table_option(self.perfect.as_ref().map(|p| p.table().as_ref()))
         )
@@ -372,12 +478,26 @@ impl Agent for AlphaBeta {
     }
 
     fn can_play(&self, rules: &Rules) -> Result<(), String> {
+        if let Some((network, _)) = &self.network {
+            if network.holes() != rules.holes() {
+                return Err(format!(
+                    "{}: its network was trained on {} holes per row and cannot value a {}-hole \
+                     game",
+                    self.name(),
+                    network.holes(),
+                    rules.holes()
+                ));
+            }
+        }
         table_serves(self.perfect.as_ref().map(|p| p.table().as_ref()), rules)
     }
 
     fn new_game(&mut self) {
         if let Some(perfect) = &mut self.perfect {
             perfect.new_game();
+        }
+        if let Some((network, _)) = &mut self.network {
+            network.new_game();
         }
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {

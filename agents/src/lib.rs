@@ -5,7 +5,8 @@
 //! perfect play inside a tablebase ([`PerfectPlay`]), agent specs ([`AgentSpec`]), the
 //! [`Evaluator`] trait that lets a network replace random rollouts, the batched PUCT search and
 //! self-play of [`puct`] with the network input of [`features`] (any evaluator: the tch network,
-//! or a Python one), and (feature `torch`) the trained network as a player ([`az`]).
+//! or a Python one), the hybrid alpha-beta whose leaves an evaluator values ([`NetworkLeaves`]),
+//! and (feature `torch`) the trained network as a player ([`az`]).
 //!
 //! Layer: it imports `sowing-env` and `sowing-exact`. Measuring players (`sowing-eval`) and
 //! training them (`sowing-train`) build on it; it knows neither.
@@ -17,6 +18,7 @@ mod budget;
 mod evaluator;
 pub mod features;
 mod greedy;
+mod hybrid;
 mod mcts;
 mod perfect;
 pub mod puct;
@@ -29,6 +31,7 @@ pub use alphabeta::{AlphaBeta, CAPTURE_WEIGHT, SearchInfo, WIN};
 pub use budget::{Budget, MAX_NETWORK_SIMULATIONS, MAX_TIME};
 pub use evaluator::{Evaluation, Evaluator, Rollout};
 pub use greedy::Greedy;
+pub use hybrid::{NETWORK_SCALE, NetworkLeaves};
 pub use mcts::{EXPLORATION, MAX_SIMULATIONS, Mcts, MctsInfo};
 pub use perfect::{PerfectPlay, TablebaseEvaluator, perfect_moves};
 pub use random::RandomAgent;
