@@ -30,13 +30,23 @@ fn each_kind_parses_into_its_fields() {
             "alphabeta:6",
             AgentSpec::AlphaBeta {
                 budget: Budget::Count(6),
+                network: None,
                 tablebase: None,
+            },
+        ),
+        (
+            "alphabeta:50ms:tb=t.tb:net=runs/x",
+            AgentSpec::AlphaBeta {
+                budget: ms(50),
+                network: Some(PathBuf::from("runs/x")),
+                tablebase: Some(PathBuf::from("t.tb")),
             },
         ),
         (
             "alphabeta:500ms:tb=t.tb",
             AgentSpec::AlphaBeta {
                 budget: ms(500),
+                network: None,
                 tablebase: Some(PathBuf::from("t.tb")),
             },
         ),
@@ -168,6 +178,8 @@ fn options_go_only_to_the_kinds_that_take_them() {
         }
     }
     assert_eq!(SpecOption::Tablebase.takers(), "alphabeta, mcts, az");
+    assert_eq!(SpecOption::Network.takers(), "alphabeta");
+    assert!(refused("alphabeta:4:net=").contains("net= needs the network's run directory"));
     assert!(refused("az:r:depth=3").contains("unknown option \"depth\""));
     assert!(refused("az:r:leaves=2:leaves=2").contains("option leaves= is given twice"));
 }
@@ -189,6 +201,7 @@ fn a_spec_made_from_fields_is_checked_as_a_parsed_one() {
         (
             AgentSpec::AlphaBeta {
                 budget: Budget::Count(0),
+                network: None,
                 tablebase: None,
             },
             "depth 0 is out of range: 1 to 64",
@@ -261,6 +274,7 @@ fn any_spec(rng: &mut ChaCha8Rng) -> AgentSpec {
         1 => AgentSpec::Greedy,
         2 => AgentSpec::AlphaBeta {
             budget: any_budget(rng, 64),
+            network: rng.random_bool(0.3).then(|| any_file(rng)),
             tablebase: table(rng),
         },
         3 => AgentSpec::Mcts {

@@ -6,7 +6,8 @@
 //!
 //! The fields: `kind` (`random`, `greedy`, `alphabeta`, `mcts`, `az`), then those the kind
 //! has: `depth` (alphabeta) or `simulations` (mcts, az) or `time` (seconds per move, to the
-//! millisecond); `tablebase` (a file, alphabeta, mcts, az); `path`, `solver` and `leaves` (az).
+//! millisecond); `tablebase` (a file, alphabeta, mcts, az); `network` (a trained network's run
+//! or checkpoint, alphabeta: a hybrid search); `path`, `solver` and `leaves` (az).
 
 use crate::args::{self, Int};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -67,6 +68,9 @@ pub fn fields<'py>(py: Python<'py>, spec: &AgentSpec) -> PyResult<Bound<'py, PyD
             spec.tablebase().map(|p| p.display().to_string()),
         )?;
     }
+    if let AgentSpec::AlphaBeta { network, .. } = spec {
+        d.set_item("network", network.as_ref().map(|p| p.display().to_string()))?;
+    }
     if let AgentSpec::Az {
         path,
         solver,
@@ -90,7 +94,7 @@ fn count_key(kind: Kind) -> Option<&'static str> {
 fn keys(kind: Kind) -> &'static [&'static str] {
     match kind {
         Kind::Random | Kind::Greedy => &[],
-        Kind::AlphaBeta => &["depth", "time", "tablebase"],
+        Kind::AlphaBeta => &["depth", "time", "network", "tablebase"],
         Kind::Mcts => &["simulations", "time", "tablebase"],
         Kind::Az => &[
             "path",
@@ -177,7 +181,11 @@ fn from_fields(fields: &Bound<'_, PyDict>) -> PyResult<AgentSpec> {
         Kind::AlphaBeta | Kind::Mcts => {
             let budget = budget.expect("a search has a budget");
             if kind == Kind::AlphaBeta {
-                AgentSpec::AlphaBeta { budget, tablebase }
+                AgentSpec::AlphaBeta {
+                    budget,
+                    network: file("network")?,
+                    tablebase,
+                }
             } else {
                 AgentSpec::Mcts { budget, tablebase }
             }

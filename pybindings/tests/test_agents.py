@@ -32,7 +32,10 @@ def test_malformed_spec_shows_the_forms(spec):
 def test_parse_agent_spec_gives_the_fields_of_the_rust_grammar():
     parse = sowing.agents.parse_agent_spec
     assert parse("greedy") == {"kind": "greedy"}
-    assert parse("alphabeta:6") == {"kind": "alphabeta", "depth": 6, "time": None, "tablebase": None}
+    assert parse("alphabeta:6") == {
+        "kind": "alphabeta", "depth": 6, "time": None, "network": None, "tablebase": None
+    }
+    assert parse("alphabeta:50ms:net=runs/x")["network"] == "runs/x"
     assert parse("mcts:1.5s:tb=t.tb") == {
         "kind": "mcts", "simulations": None, "time": 1.5, "tablebase": "t.tb"
     }
@@ -234,3 +237,10 @@ def test_a_deep_copy_goes_on_from_the_same_point_of_the_stream():
     then = [twin.choose(state) for _ in range(10)]
     assert then == [agent.choose(state) for _ in range(10)]
     assert then != first, "the copy goes on from where the original was, not from its seed"
+
+
+def test_a_hybrid_alphabeta_is_refused_without_libtorch(tmp_path):
+    # The Python package builds without libtorch: a spec naming a network says so, as a
+    # ValueError, instead of crossing a panic into Python.
+    with pytest.raises(ValueError, match="net= needs sowing built with the feature torch"):
+        sowing.agents.Agent(f"alphabeta:3:net={tmp_path}")

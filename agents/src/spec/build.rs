@@ -19,8 +19,14 @@ pub(super) fn build(spec: &AgentSpec) -> Result<Box<dyn Agent>, SpecError> {
     Ok(match spec {
         AgentSpec::Random => Box::new(RandomAgent),
         AgentSpec::Greedy => Box::new(Greedy),
-        AgentSpec::AlphaBeta { budget, .. } => {
-            let agent = AlphaBeta::new(*budget);
+        AgentSpec::AlphaBeta {
+            budget, network, ..
+        } => {
+            let mut agent = AlphaBeta::new(*budget);
+            if let Some(path) = network {
+                agent =
+                    agent.with_network(network_leaves(spec, path)?, &path.display().to_string());
+            }
             match table {
                 Some(table) => Box::new(agent.with_tablebase(table)),
                 None => Box::new(agent),
@@ -69,6 +75,36 @@ fn az(spec: &AgentSpec, table: Option<Arc<Tablebase>>) -> Result<Box<dyn Agent>,
         Some(table) => agent.with_tablebase(table),
         None => agent,
     }))
+}
+
+/// The network of a hybrid alpha-beta (`net=PATH`), from its checkpoint.
+#[cfg(feature = "torch")]
+fn network_leaves(
+    spec: &AgentSpec,
+    path: &Path,
+) -> Result<crate::hybrid::NetworkLeaves, SpecError> {
+    let loaded = crate::az::load_checkpoint(path)
+        .map_err(|e| SpecError::new(&spec.to_string(), format!("net={}: {e}", path.display())))?;
+    // One small batch per forward pass: libtorch's worker threads would only spin, and agents
+    // already play on a thread each in the arena.
+    tch::set_num_threads(1);
+    let holes = loaded.meta.rules.holes();
+    Ok(crate::hybrid::NetworkLeaves::new(
+        Box::new(loaded.net),
+        holes,
+    ))
+}
+
+/// Without the network (feature `torch`) a hybrid spec parses but makes no agent.
+#[cfg(not(feature = "torch"))]
+fn network_leaves(
+    spec: &AgentSpec,
+    _path: &Path,
+) -> Result<crate::hybrid::NetworkLeaves, SpecError> {
+    Err(SpecError::new(
+        &spec.to_string(),
+        "net= needs sowing built with the feature torch",
+    ))
 }
 
 /// Without the network (feature `torch`) an `az` spec parses but makes no agent.

@@ -2,7 +2,8 @@
 //! `alphabeta:6`, `alphabeta:500ms`, `mcts:1000`, `mcts:200ms`, `az:PATH:64`, `az:PATH:50ms`),
 //! as the type [`AgentSpec`]. After the budget come options, `KEY=VALUE`, one per colon, in any
 //! order: `alphabeta:6:tb=FILE` gives the agent a tablebase, `az:PATH:64:solver=0` turns the
-//! network's endgame solver off.
+//! network's endgame solver off, `alphabeta:50ms:net=PATH` makes alpha-beta a hybrid whose
+//! leaves a trained network values.
 //!
 //! A spec is parsed once, where a person or Python gives it (`str::parse`, in [`parse`]); below
 //! that it travels typed, and [`AgentSpec::build`] makes its agent (once per thread: agents are
@@ -31,6 +32,7 @@ pub const FORMS: &[&str] = &[
     "greedy",
     "alphabeta:DEPTH (e.g. alphabeta:6, depth 1 to 64)",
     "alphabeta:TIME (e.g. alphabeta:500ms or alphabeta:2s, per move)",
+    "alphabeta:DEPTH|TIME:net=PATH (alpha-beta with a trained network's values and policy)",
     "mcts:SIMULATIONS (e.g. mcts:1000, 1 to 10000000)",
     "mcts:TIME (e.g. mcts:200ms or mcts:1s, per move)",
     "az:PATH, az:PATH:SIMS, az:PATH:TIME (e.g. az:runs/demo:50ms, per move), \
@@ -69,10 +71,13 @@ pub enum AgentSpec {
     Random,
     /// `greedy`: the move that captures most now.
     Greedy,
-    /// `alphabeta:DEPTH|TIME[:tb=FILE]`.
+    /// `alphabeta:DEPTH|TIME[:net=PATH][:tb=FILE]`.
     AlphaBeta {
         /// Depth, 1 to [`AlphaBeta::MAX_DEPTH`](crate::AlphaBeta::MAX_DEPTH), or a time per move.
         budget: Budget,
+        /// `net=PATH`: a trained network (run directory or checkpoint) that values the leaves
+        /// and orders the moves, a hybrid search (feature `torch`).
+        network: Option<PathBuf>,
         /// `tb=FILE`: a tablebase.
         tablebase: Option<PathBuf>,
     },
@@ -148,6 +153,7 @@ impl Kind {
         match option {
             SpecOption::Tablebase => matches!(self, Kind::AlphaBeta | Kind::Mcts | Kind::Az),
             SpecOption::Solver | SpecOption::Leaves => self == Kind::Az,
+            SpecOption::Network => self == Kind::AlphaBeta,
         }
     }
 
@@ -172,14 +178,17 @@ pub enum SpecOption {
     Solver,
     /// `leaves=N`.
     Leaves,
+    /// `net=PATH`.
+    Network,
 }
 
 impl SpecOption {
     /// Every option, in the order the errors list them.
-    pub const ALL: [SpecOption; 3] = [
+    pub const ALL: [SpecOption; 4] = [
         SpecOption::Tablebase,
         SpecOption::Solver,
         SpecOption::Leaves,
+        SpecOption::Network,
     ];
 
     /// Its key.
@@ -188,6 +197,7 @@ impl SpecOption {
             SpecOption::Tablebase => "tb",
             SpecOption::Solver => "solver",
             SpecOption::Leaves => "leaves",
+            SpecOption::Network => "net",
         }
     }
 
@@ -204,6 +214,10 @@ impl SpecOption {
             SpecOption::Leaves => {
                 "leaves=N: leaves the search values per forward pass, 1 to 256 (default 16 with a \
                  time per move, 1 with a count)"
+            }
+            SpecOption::Network => {
+                "net=PATH: a trained network (run directory or checkpoint) values the search's \
+                 leaves and orders its moves, a hybrid"
             }
         }
     }
@@ -273,6 +287,15 @@ impl AgentSpec {
         if self.tablebase().is_some_and(|f| f.as_os_str().is_empty()) {
             return refuse("tb= needs the tablebase file".into());
         }
+        if let AgentSpec::AlphaBeta {
+            network: Some(path),
+            ..
+        } = self
+        {
+            if path.as_os_str().is_empty() {
+                return refuse(parse::NO_NETWORK.into());
+            }
+        }
         if let AgentSpec::Az {
             path,
             solver,
@@ -309,14 +332,22 @@ impl AgentSpec {
     }
 }
 
-/// The spec in the grammar, options in the order `solver`, `leaves`, `tb` (the agents' names'
-/// order); parsing it gives the same spec.
+/// The spec in the grammar, options in the order `solver`, `leaves`, `net`, `tb` (the agents'
+/// names' order); parsing it gives the same spec.
 impl fmt::Display for AgentSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.kind().word())?;
         match self {
             AgentSpec::Random | AgentSpec::Greedy => {}
-            AgentSpec::AlphaBeta { budget, .. } | AgentSpec::Mcts { budget, .. } => {
+            AgentSpec::AlphaBeta {
+                budget, network, ..
+            } => {
+                write!(f, ":{}", budget.spec())?;
+                if let Some(path) = network {
+                    write!(f, ":net={}", path.display())?;
+                }
+            }
+            AgentSpec::Mcts { budget, .. } => {
                 write!(f, ":{}", budget.spec())?;
             }
             AgentSpec::Az {

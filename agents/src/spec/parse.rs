@@ -34,6 +34,7 @@ impl FromStr for AgentSpec {
             }
             (Kind::AlphaBeta, Some(arg)) => Ok(AgentSpec::AlphaBeta {
                 budget: kind_budget(spec, arg, kind)?,
+                network: options.network.map(PathBuf::from),
                 tablebase,
             }),
             (Kind::Mcts, Some(arg)) => Ok(AgentSpec::Mcts {
@@ -53,6 +54,9 @@ impl FromStr for AgentSpec {
 /// Why an `az` spec without a path is refused.
 pub(super) const NO_CHECKPOINT: &str = "az needs a checkpoint path after the colon";
 
+/// Why an empty `net=` is refused.
+pub(super) const NO_NETWORK: &str = "net= needs the network's run directory or checkpoint";
+
 /// The `KEY=VALUE` options at the end of a spec, as given.
 #[derive(Debug, Default)]
 struct Options<'a> {
@@ -62,6 +66,8 @@ struct Options<'a> {
     solver: Option<&'a str>,
     /// `leaves=N`.
     leaves: Option<&'a str>,
+    /// `net=PATH`.
+    network: Option<&'a str>,
 }
 
 /// Split `spec` into its head (`kind[:ARG]`) and its options: the trailing colon-separated parts
@@ -86,13 +92,12 @@ fn split_options(spec: &str) -> Result<(&str, Options<'_>), SpecError> {
             return Err(SpecError::new(spec, format!("unknown option {key:?}")));
         };
         if !kind.is_some_and(|k| k.takes(option)) {
-            return Err(SpecError::new(
-                spec,
-                format!(
-                    "{word} takes no option {key}= (only {} do)",
-                    option.takers()
-                ),
-            ));
+            return Err(SpecError::new(spec, {
+                let takers = option.takers();
+                // "only az does", "only alphabeta, mcts, az do".
+                let verb = if takers.contains(',') { "do" } else { "does" };
+                format!("{word} takes no option {key}= (only {takers} {verb})")
+            }));
         }
         if seen.contains(&option) {
             return Err(SpecError::new(
@@ -110,6 +115,12 @@ fn split_options(spec: &str) -> Result<(&str, Options<'_>), SpecError> {
             }
             SpecOption::Solver => options.solver = Some(value),
             SpecOption::Leaves => options.leaves = Some(value),
+            SpecOption::Network => {
+                if value.is_empty() {
+                    return Err(SpecError::new(spec, NO_NETWORK));
+                }
+                options.network = Some(value);
+            }
         }
     }
     Ok((head, options))

@@ -30,8 +30,9 @@ MAX_AGENT_TIME: Final[float]
 
 def parse_agent_spec(spec: str) -> dict[str, Any]:
     """The fields of an agent spec, read by the Rust grammar: ``kind``, then those of the kind
-    (``depth`` or ``simulations`` or ``time`` in seconds, ``tablebase``; for ``az`` also
-    ``path``, ``solver``, ``leaves``, and ``budget``, ``default_solver``, ``default_leaves``),
+    (``depth`` or ``simulations`` or ``time`` in seconds, ``tablebase``; for ``alphabeta``
+    also ``network``; for ``az`` also ``path``, ``solver``, ``leaves``, and ``budget``,
+    ``default_solver``, ``default_leaves``),
     ``None`` where the spec leaves one out. A malformed spec raises ``ValueError`` listing the
     forms."""
 
