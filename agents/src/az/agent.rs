@@ -57,14 +57,20 @@ pub struct AzAgent {
     perfect: Option<PerfectPlay>,
 }
 
+/// The network of checkpoint `path`, loaded to play a game (the az agent's, a hybrid
+/// alpha-beta's): libtorch on one thread, since a move's forward passes are of a few positions,
+/// whose worker threads would only spin, and agents already play on a thread each in the arena.
+pub(crate) fn load_to_play(path: &Path) -> Result<LoadedNet, CheckpointError> {
+    let loaded = load_checkpoint(path)?;
+    tch::set_num_threads(1);
+    Ok(loaded)
+}
+
 impl AzAgent {
     /// The agent of checkpoint `path`, searching with `budget` per move: a count of simulations
     /// or a time (default: the simulations the run trained with).
     pub fn load(path: &Path, budget: Option<Budget>) -> Result<AzAgent, CheckpointError> {
-        let loaded = load_checkpoint(path)?;
-        // One position per forward pass: libtorch's worker threads would only spin, and agents
-        // already play on a thread each in the arena.
-        tch::set_num_threads(1);
+        let loaded = load_to_play(path)?;
         let args = &loaded.meta.args;
         let budget = budget.unwrap_or(Budget::Count(args.simulations));
         let (simulations, time) = match budget {

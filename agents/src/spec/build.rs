@@ -83,11 +83,8 @@ fn network_leaves(
     spec: &AgentSpec,
     path: &Path,
 ) -> Result<crate::hybrid::NetworkLeaves, SpecError> {
-    let loaded = crate::az::load_checkpoint(path)
+    let loaded = crate::az::agent::load_to_play(path)
         .map_err(|e| SpecError::new(&spec.to_string(), format!("net={}: {e}", path.display())))?;
-    // One small batch per forward pass: libtorch's worker threads would only spin, and agents
-    // already play on a thread each in the arena.
-    tch::set_num_threads(1);
     let holes = loaded.meta.rules.holes();
     Ok(crate::hybrid::NetworkLeaves::new(
         Box::new(loaded.net),
