@@ -87,6 +87,7 @@ fn main() {
         blocks: 4,
         lookahead: true,
         body: Body::Mlp,
+        span: None,
     };
     let vs = nn::VarStore::new(Device::Cpu);
     let mut net = PolicyValueNet::seeded(&vs.root(), config, 0);

@@ -106,6 +106,7 @@ fn main() {
         blocks: 2,
         lookahead: true,
         body: Body::Mlp,
+        span: None,
     };
     let vs = nn::VarStore::new(Device::Cpu);
     let _net = PolicyValueNet::seeded(&vs.root(), config, 0);

@@ -33,6 +33,7 @@ fn net_for(rules: &Rules, lookahead: bool, body: Body) -> (nn::VarStore, PolicyV
         blocks: 2,
         lookahead,
         body,
+        span: None,
     };
     let net = PolicyValueNet::seeded(&vs.root(), config, 7);
     (vs, net)
@@ -220,6 +221,7 @@ fn a_seed_gives_the_initial_weights_it_always_gave() {
         blocks: 1,
         lookahead: true,
         body: Body::Mlp,
+        span: None,
     };
     let _net = PolicyValueNet::seeded(&vs.root(), config, 3);
     let variables = vs.variables();

@@ -79,6 +79,14 @@ pub struct TrainArgs {
     /// Give the network the one-move look-ahead features: `--lookahead false` for the board alone.
     #[arg(long, action = clap::ArgAction::Set)]
     pub lookahead: Option<bool>,
+    /// Lay the network out for boards of up to this many holes per row (mlp only), the board
+    /// size an input: one network's weights then serve every board up to it.
+    #[arg(long, value_name = "HOLES")]
+    pub span: Option<usize>,
+    /// Start from the weights of this checkpoint (a run directory or an iter-NNNNNN folder): a
+    /// network of the same shape, of this variant or, with a --span covering both, another's.
+    #[arg(long, value_name = "CHECKPOINT")]
+    pub init_from: Option<PathBuf>,
     /// PUCT simulations per self-play move.
     #[arg(long)]
     pub simulations: Option<u32>,

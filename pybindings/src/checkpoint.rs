@@ -112,7 +112,7 @@ pub fn write_checkpoint(
         .collect();
     let held = checkpoint::held_network(&shapes)
         .map_err(|why| PyValueError::new_err(format!("the weights: {why}")))?;
-    if held != meta.net {
+    if held != meta.net.weights_shape() {
         return Err(PyValueError::new_err(format!(
             "meta describes a network of {}, but the weights are one of {}",
             checkpoint::describe(&meta.net),

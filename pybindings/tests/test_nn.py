@@ -83,6 +83,54 @@ def test_the_ring_network_has_the_rust_names_and_shapes():
         nn.PolicyValueNet(6, body="conv")
 
 
+def test_a_network_with_a_span_serves_every_board_up_to_it(tmp_path):
+    # Laid out for 10 holes: the input of 2x6 spread into it, the board size a one-hot.
+    torch.manual_seed(3)
+    net = nn.PolicyValueNet(6, hidden=8, blocks=1, span=10)
+    shapes = {k: tuple(v.shape) for k, v in net.state_dict().items()}
+    assert shapes["input.weight"] == (8, 7 * 10 + 2)
+    assert shapes["policy.weight"] == (10, 8)
+    assert net.config == {
+        "holes": 6, "hidden": 8, "blocks": 1, "lookahead": True, "body": "mlp", "span": 10
+    }
+    assert "span" not in nn.PolicyValueNet(6, hidden=8, blocks=1).config
+    # The same weights play 2x8: outputs of the board's size, illegal moves masked.
+    eight = nn.PolicyValueNet(8, hidden=8, blocks=1, span=10)
+    eight.load_state_dict(net.state_dict())
+    x = torch.rand(4, input_length(8))
+    x[:, -8:] = torch.tensor([1.0, 0, 1, 1, 0, 1, 1, 1])
+    with torch.no_grad():
+        logits, value = eight(x)
+    assert logits.shape == (4, 8) and (logits[:, [1, 4]] == nn.MASKED_LOGIT).all()
+    assert (value.abs() <= 1).all()
+    # The network itself reads any board up to its span off the input's length.
+    with torch.no_grad():
+        same = net(x)
+    assert torch.equal(same[0], logits) and torch.equal(same[1], value)
+    # Holes past the board never reach the output: their columns of the input layer are free.
+    x6 = torch.rand(4, input_length(6))
+    x6[:, -6:] = 1.0
+    with torch.no_grad():
+        before = net(x6)
+        for start in (0, 10, 22, 32, 42, 52):
+            net.input.weight[:, start + 6 : start + 10] = 99.0
+        after = net(x6)
+    assert all(torch.allclose(a, b) for a, b in zip(before, after))
+    # A checkpoint of it loads with its span and plays as az.
+    save_checkpoint(tmp_path, net)
+    loaded, meta = nn.load(tmp_path)
+    assert loaded.span == 10 and meta["net"]["span"] == 10
+    with torch.no_grad():
+        assert torch.equal(loaded(x6)[0], net(x6)[0])
+    agent = sowing.agents.from_spec(f"az:{tmp_path}:4")
+    assert agent.choose(State.initial("en-dodoi-6")) in range(6)
+    # A span narrower than the board, or on the ring, is refused.
+    with pytest.raises(ValueError, match="span must be 8 to 16"):
+        nn.PolicyValueNet(8, span=6)
+    with pytest.raises(ValueError, match="on the ring body"):
+        nn.PolicyValueNet(6, body="ring", span=10)
+
+
 @pytest.mark.parametrize("body", ["mlp", "ring"])
 def test_outputs_mask_illegal_actions_and_bound_the_value(body):
     torch.manual_seed(0)
@@ -304,10 +352,10 @@ def test_without_torch_the_error_says_what_to_install():
 
 
 @pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")
-@pytest.mark.parametrize("body", ["mlp", "ring"])
-def test_the_network_is_scriptable_and_keeps_its_checkpoint_names(body):
+@pytest.mark.parametrize("body,span", [("mlp", None), ("ring", None), ("mlp", 10)])
+def test_the_network_is_scriptable_and_keeps_its_checkpoint_names(body, span):
     torch.manual_seed(2)
-    net = nn.PolicyValueNet(6, hidden=8, blocks=2, body=body)
+    net = nn.PolicyValueNet(6, hidden=8, blocks=2, body=body, span=span)
     scripted = torch.jit.script(net)
     x = torch.rand(3, input_length(6))
     x[:, -6:] = torch.tensor([1.0, 0, 1, 1, 0, 1])
@@ -316,7 +364,7 @@ def test_the_network_is_scriptable_and_keeps_its_checkpoint_names(body):
             assert torch.equal(a, b)
     names = list(net.state_dict())
     assert "block1.norm.weight" in names and not any(n.startswith("blocks_") for n in names)
-    again = nn.PolicyValueNet(6, hidden=8, blocks=2, body=body)
+    again = nn.PolicyValueNet(6, hidden=8, blocks=2, body=body, span=span)
     again.load_state_dict(net.state_dict())
     with torch.no_grad():
         assert torch.equal(again(x)[0], net(x)[0])

@@ -146,6 +146,12 @@ def test_bad_runs_are_refused_before_any_work(tmp_path, capsys):
     assert "--reanalyse is not run by the Ray trainer" in capsys.readouterr().err
     assert train.main(["--variant", "en-dodoi-6", "--iterations", "1", "--reanalyse", "-1"]) == 2
     assert "--reanalyse must be between 0 and 16" in capsys.readouterr().err
+    assert train.main(["--variant", "en-dodoi-6", "--iterations", "1", "--init-from", "x"]) == 2
+    assert "--init-from is not run by the Ray trainer" in capsys.readouterr().err
+    assert train.main(["--variant", "en-dodoi-6", "--iterations", "1", "--span", "40"]) == 2
+    assert "--span must be 1 to 16" in capsys.readouterr().err
+    assert train.main(["--variant", "en-dodoi-6", "--iterations", "1", "--span", "4"]) == 2
+    assert "span must be 6 to 16" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text('{"hiden": 3}')
     assert train.main(["--config", str(bad), "--iterations", "1"]) == 2

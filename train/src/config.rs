@@ -12,6 +12,7 @@ use sowing_agents::AgentSpec;
 use sowing_agents::az::Body;
 use sowing_agents::az::checkpoint::FileDigest;
 use sowing_agents::puct::MAX_SIMULATIONS;
+use sowing_env::MAX_HOLES;
 use sowing_exact::memory::MAX_THREADS;
 use std::path::{Path, PathBuf};
 
@@ -49,6 +50,20 @@ pub struct TrainConfig {
     /// Give the network the one-move look-ahead features (what each move captures, the
     /// opponent's best capture after it, a game it ends): `--lookahead false` for the board alone.
     pub lookahead: bool,
+    /// Lay the network out for boards of up to this many holes per row (an MLP only): a
+    /// smaller board's input is spread into the layout with its size as an input, so that one
+    /// network's weights serve every board up to the span, and a run of one board can start
+    /// from the weights of another's (--init-from). None (the default): laid out for the
+    /// variant's board alone.
+    pub span: Option<usize>,
+    /// Start from the weights of this checkpoint (a run directory, its newest checkpoint, or an
+    /// `iter-NNNNNN` folder) instead of fresh ones: a network of the same shape, of this
+    /// variant or, with a --span that covers both boards, of another. Only the weights come
+    /// from it; the optimiser, the replay buffer and the iteration count start afresh.
+    pub init_from: Option<PathBuf>,
+    /// The size and hash of the --init-from checkpoint's weights when the run began (set by the
+    /// trainer).
+    pub init_from_digest: Option<FileDigest>,
     /// PUCT simulations per self-play move.
     pub simulations: u32,
     /// How self-play searches the root. `puct`: AlphaZero's (Dirichlet noise, moves drawn by
@@ -162,6 +177,9 @@ impl Default for TrainConfig {
             blocks: 2,
             net: Body::Mlp,
             lookahead: true,
+            span: None,
+            init_from: None,
+            init_from_digest: None,
             simulations: 64,
             root: RootSearch::Puct,
             considered: 16,
@@ -236,7 +254,7 @@ const BEFORE_THEY_EXISTED: [OldDefault; 5] = [
 type OldDefault = (&'static str, fn() -> serde_json::Value);
 
 /// The settings a config file may not give: the trainer records them.
-const RECORDED: [&str; 1] = ["eval_positions_digest"];
+const RECORDED: [&str; 2] = ["eval_positions_digest", "init_from_digest"];
 
 /// The most `--sample-reuse`: past it an iteration's training steps outnumber any use, and one
 /// iteration could outlast every time budget.
@@ -401,6 +419,15 @@ impl TrainConfig {
         }
         if self.blocks > 64 {
             return bad("blocks", "at most 64");
+        }
+        if let Some(span) = self.span {
+            // The board's own holes are checked against it once the variant is read.
+            if !(1..=MAX_HOLES).contains(&span) {
+                return bad("span", &format!("1 to {MAX_HOLES} holes per row"));
+            }
+            if self.net != Body::Mlp {
+                return bad("span", "given with the mlp body only (--net mlp)");
+            }
         }
         if self.simulations == 0 || self.eval_simulations == 0 {
             return bad("simulations and --eval-simulations", "at least 1");

@@ -107,6 +107,7 @@ impl TrainConfig {
             blocks: self.blocks,
             lookahead: self.lookahead,
             body: self.net,
+            span: self.span,
         };
         let floats = |n: u128| n * 4;
         // Its input, policy and value, and the position it came from (for reanalysis).
@@ -157,8 +158,8 @@ const SAMPLE_PLIES: u32 = 150;
 fn parameters(net: &NetConfig) -> u128 {
     let (h, n, i) = (
         net.hidden as u128,
-        net.holes as u128,
-        net.input_len() as u128,
+        net.width() as u128,
+        net.layer_input_len() as u128,
     );
     let (input, layer, policy, value_in) = match net.body {
         Body::Mlp => (i * h + h, h * h + h, h * n + n, h),
@@ -173,6 +174,38 @@ fn parameters(net: &NetConfig) -> u128 {
         + policy
         + (value_in * (h / 2) + h / 2)
         + (h / 2 + 1)
+}
+
+/// The weights of checkpoint `from` (a run directory or a checkpoint folder) for a new run's
+/// network `net`, and the size and hash of the checkpoint's `meta.json` (which holds its weights'
+/// hashes). Its network must have the shape of `net`'s weights: the same body, width, blocks,
+/// look-ahead and span; with a span it may have played another board.
+fn init_weights(
+    from: &Path,
+    net: &NetConfig,
+) -> Result<(checkpoint::Weights, FileDigest), TrainError> {
+    let refused =
+        |e: CheckpointError| TrainError::Args(format!("--init-from {}: {e}", from.display()));
+    let dir = checkpoint::resolve(from).map_err(refused)?;
+    let meta: checkpoint::PlayMeta = checkpoint::read_meta(&dir).map_err(refused)?;
+    if meta.net.weights_shape() != net.weights_shape() {
+        let board = if net.span.is_none() && meta.net.holes != net.holes {
+            " (a network of another board needs the same --span on both runs, covering both \
+             boards)"
+        } else {
+            ""
+        };
+        return Err(TrainError::Args(format!(
+            "--init-from {}: its network is of {}, this run's of {}; only weights of the same \
+             shape can start it{board}",
+            from.display(),
+            checkpoint::describe(&meta.net),
+            checkpoint::describe(net)
+        )));
+    }
+    let weights = checkpoint::Weights::read(&dir, &meta.rules, meta.net).map_err(refused)?;
+    let digest = checkpoint::digest(&dir.join(checkpoint::META)).map_err(refused)?;
+    Ok((weights, digest))
 }
 
 /// The evaluation positions of `args` (which names them), checked to be of `rules`.
@@ -377,6 +410,17 @@ impl Trainer {
             Rules::preset(args.variant_name()?).map_err(|e| TrainError::Args(e.to_string()))?;
         args.check_memory(rules.holes())?;
         args.check_evaluation(&rules)?;
+        let net_config = NetConfig {
+            holes: rules.holes(),
+            hidden: args.hidden,
+            blocks: args.blocks,
+            lookahead: args.lookahead,
+            body: args.net,
+            span: args.span,
+        };
+        net_config
+            .check_span()
+            .map_err(|why| TrainError::Args(format!("--span: {why}")))?;
         // The output first: a run that cannot be written is refused before the positions and
         // the table (which may take a while to read) are opened.
         let dir = args.out_dir()?;
@@ -391,6 +435,15 @@ impl Trainer {
                 dir.display()
             )));
         }
+        // The starting weights next, read and checked before anything is written.
+        let init = match &args.init_from {
+            Some(from) => {
+                let (weights, digest) = init_weights(from, &net_config)?;
+                args.init_from_digest = Some(digest);
+                Some(weights)
+            }
+            None => None,
+        };
         if args.eval_positions.is_none() {
             let committed = accuracy::committed_set(args.variant_name()?);
             args.eval_positions = committed.is_file().then_some(committed);
@@ -410,15 +463,11 @@ impl Trainer {
         // One intra-op thread: the batches are small, and OpenMP's spinning threads cost more
         // than they give (badly so on a busy machine); self-play runs a worker per thread.
         tch::set_num_threads(1);
-        let net_config = NetConfig {
-            holes: rules.holes(),
-            hidden: args.hidden,
-            blocks: args.blocks,
-            lookahead: args.lookahead,
-            body: args.net,
-        };
         let vs = nn::VarStore::new(Device::cuda_if_available());
         let net = PolicyValueNet::seeded(&vs.root(), net_config, args.seed);
+        if let Some(weights) = init {
+            weights.copy_into(&vs)?;
+        }
         let optimizer = AdamW::new(&vs, args.lr, args.weight_decay);
         let buffer = ReplayBuffer::new(
             net_config.input_len(),
@@ -1188,13 +1237,11 @@ fn refuse_changes(
                 .out
                 .as_deref()
                 .is_some_and(|out| same_folder(out, run)),
-            "tablebase" | "eval_positions" => {
-                let path = |a: &TrainConfig| {
-                    if name == "tablebase" {
-                        a.tablebase.clone()
-                    } else {
-                        a.eval_positions.clone()
-                    }
+            "tablebase" | "eval_positions" | "init_from" => {
+                let path = |a: &TrainConfig| match name {
+                    "tablebase" => a.tablebase.clone(),
+                    "init_from" => a.init_from.clone(),
+                    _ => a.eval_positions.clone(),
                 };
                 match (path(ours), path(budget)) {
                     (Some(a), Some(b)) => same_folder(&a, &b),
@@ -1264,22 +1311,25 @@ mod tests {
             (10, 16, 2, false, Body::Ring),
             (7, 33, 0, true, Body::Ring),
         ] {
-            let net = NetConfig {
-                holes,
-                hidden,
-                blocks,
-                lookahead,
-                body,
-            };
-            let vs = nn::VarStore::new(Device::Cpu);
-            let _built = PolicyValueNet::new(&vs.root(), net);
-            let count: i64 = vs
-                .variables()
-                .values()
-                .map(Tensor::numel)
-                .map(|n| n as i64)
-                .sum();
-            assert_eq!(parameters(&net), count as u128, "{net:?}");
+            for span in [None, Some(holes), Some(12)] {
+                let net = NetConfig {
+                    holes,
+                    hidden,
+                    blocks,
+                    lookahead,
+                    body,
+                    span: span.filter(|_| body == Body::Mlp),
+                };
+                let vs = nn::VarStore::new(Device::Cpu);
+                let _built = PolicyValueNet::new(&vs.root(), net);
+                let count: i64 = vs
+                    .variables()
+                    .values()
+                    .map(Tensor::numel)
+                    .map(|n| n as i64)
+                    .sum();
+                assert_eq!(parameters(&net), count as u128, "{net:?}");
+            }
         }
     }
 }

@@ -52,21 +52,32 @@ fn python() -> String {
 
 #[test]
 fn the_python_network_gives_the_outputs_of_the_rust_network() {
-    python_agrees(Body::Mlp);
+    python_agrees(Body::Mlp, None);
 }
 
 #[test]
 fn the_python_ring_network_gives_the_outputs_of_the_rust_one() {
-    python_agrees(Body::Ring);
+    python_agrees(Body::Ring, None);
 }
 
-fn python_agrees(body: Body) {
-    let dir = std::env::temp_dir().join(format!("sowing-azpy-{body}-{}", std::process::id()));
+/// A network laid out for boards of up to 10 holes, playing 2x6: the spread input alike.
+#[test]
+fn the_python_network_with_a_span_gives_the_outputs_of_the_rust_one() {
+    python_agrees(Body::Mlp, Some(10));
+}
+
+fn python_agrees(body: Body, span: Option<usize>) {
+    let dir = std::env::temp_dir().join(format!(
+        "sowing-azpy-{body}-{}-{}",
+        span.unwrap_or(0),
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     let mut args = tiny_args(&dir);
     args.hidden = 32;
     args.blocks = 2;
     args.net = body;
+    args.span = span;
     let mut trainer = Trainer::new(args).unwrap();
     trainer.iterate(&mut |_| {}).unwrap();
 

@@ -150,7 +150,8 @@ impl AzAgent {
         self
     }
 
-    /// The rules the network was trained on; it plays only games with as many holes.
+    /// The rules the network was trained on; it plays only games with as many holes, or with a
+    /// span any board up to it.
     pub fn rules(&self) -> &Rules {
         &self.loaded.meta.rules
     }
@@ -182,9 +183,13 @@ impl Agent for AzAgent {
 
     fn can_play(&self, rules: &Rules) -> Result<(), String> {
         let trained = self.loaded.meta.rules.holes();
-        if rules.holes() != trained {
+        if !self.loaded.net.plays(rules.holes()) {
+            let span = match self.loaded.meta.net.span {
+                Some(span) => format!(" (its network spans boards of up to {span})"),
+                None => String::new(),
+            };
             return Err(format!(
-                "{} was trained on {trained} holes per row and cannot play a {}-hole game",
+                "{} was trained on {trained} holes per row and cannot play a {}-hole game{span}",
                 self.name,
                 rules.holes()
             ));

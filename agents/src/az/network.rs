@@ -153,7 +153,7 @@ impl PolicyValueNet {
                         .collect(),
                     input: nn::linear(
                         p / "input",
-                        config.input_len() as i64,
+                        config.layer_input_len() as i64,
                         hidden,
                         Default::default(),
                     ),
@@ -161,7 +161,7 @@ impl PolicyValueNet {
                     policy: nn::linear(
                         p / "policy",
                         hidden,
-                        config.holes as i64,
+                        config.width() as i64,
                         Default::default(),
                     ),
                 },
@@ -214,6 +214,53 @@ impl PolicyValueNet {
         Tensor::stack(&channels, 1)
     }
 
+    /// A network with a span: the input vectors `x` (`[B, input_len]`, of this board's `n`
+    /// holes) spread into the layout of `span` holes (`[B, layer_input_len]`): each block of
+    /// `n` values (the mover's row, the opponent's, each look-ahead feature, the legal mask)
+    /// padded with zeros to `span`, the stores as they are, and last the board size as a
+    /// one-hot over `span` (1 at `n - 1`). A hole past the board reads like an empty, illegal
+    /// one, and the one-hot says where the ring closes.
+    pub fn spread(&self, x: &Tensor) -> Tensor {
+        let n = self.board_holes(x);
+        let span = self.config.width() as i64;
+        let batch = x.size()[0];
+        let options = (x.kind(), x.device());
+        let pad = Tensor::zeros([batch, span - n], options);
+        let block = |at: i64| Tensor::cat(&[x.narrow(1, at, n), pad.shallow_clone()], 1);
+        let mut parts = vec![block(0), block(n), x.narrow(1, 2 * n, 2)];
+        let features = if self.config.lookahead { 3 } else { 0 };
+        for k in 0..=features {
+            // The look-ahead blocks, then the legal mask.
+            parts.push(block(2 * n + 2 + k * n));
+        }
+        let mut size = vec![0.0f32; span as usize];
+        size[n as usize - 1] = 1.0;
+        parts.push(
+            Tensor::from_slice(&size)
+                .to_kind(x.kind())
+                .to_device(x.device())
+                .expand([batch, span], false),
+        );
+        Tensor::cat(&parts, 1)
+    }
+
+    /// Holes per row of the board whose input vectors are `x`: with a span, whatever board up
+    /// to it the input is of (read off its length); without, the network's own.
+    fn board_holes(&self, x: &Tensor) -> i64 {
+        match self.config.span {
+            Some(_) => {
+                let per_hole = if self.config.lookahead { 6 } else { 3 };
+                (x.size()[1] - 2) / per_hole
+            }
+            None => self.config.holes as i64,
+        }
+    }
+
+    /// Whether it plays boards of `holes` holes per row: its own, or any up to its span.
+    pub fn plays(&self, holes: usize) -> bool {
+        holes == self.config.holes || self.config.span.is_some_and(|span| holes <= span)
+    }
+
     /// Its shape.
     pub fn config(&self) -> NetConfig {
         self.config
@@ -225,10 +272,11 @@ impl PolicyValueNet {
     }
 
     /// Policy logits (`[B, n]`, illegal actions at a huge negative value) and values (`[B]`, in
-    /// `[-1, 1]`) for inputs `x` (`[B, input_len]`) whose last `n` columns are the legal mask.
+    /// `[-1, 1]`) for inputs `x` (`[B, input_len]`) whose last `n` columns are the legal mask:
+    /// inputs of its board's `n`, or with a span of any board up to it.
     pub fn forward(&self, x: &Tensor) -> (Tensor, Tensor) {
-        let n = self.config.holes as i64;
-        let legal = x.narrow(1, self.config.input_len() as i64 - n, n).gt(0.5);
+        let n = self.board_holes(x);
+        let legal = x.narrow(1, x.size()[1] - n, n).gt(0.5);
         let (logits, h) = match &self.layers {
             Layers::Mlp {
                 input,
@@ -236,12 +284,17 @@ impl PolicyValueNet {
                 norm,
                 policy,
             } => {
-                let mut h = input.forward(x).relu();
+                let mut h = match self.config.span {
+                    Some(_) => input.forward(&self.spread(x)),
+                    None => input.forward(x),
+                }
+                .relu();
                 for block in blocks {
                     h = block.forward(&h);
                 }
                 let h = norm.forward(&h).relu();
-                (policy.forward(&h), h)
+                // With a span, the logits of the holes past the board are dropped.
+                (policy.forward(&h).narrow(1, 0, n), h)
             }
             Layers::Ring {
                 input,
@@ -268,14 +321,15 @@ impl PolicyValueNet {
         (logits, value)
     }
 
-    /// Evaluate many states in one forward pass, without gradients. Every state must have this
-    /// network's number of holes and must not be over.
+    /// Evaluate many states in one forward pass, without gradients. The states must be of one
+    /// board that it [`plays`](PolicyValueNet::plays), and none over.
     pub fn evaluate_states(&self, states: &[State], out: &mut [Evaluation]) {
         if states.is_empty() {
             return;
         }
-        let n = self.config.holes;
-        let len = self.config.input_len();
+        let n = states[0].holes();
+        debug_assert!(self.plays(n) && states.iter().all(|s| s.holes() == n));
+        let len = crate::features::input_len(n, self.config.lookahead);
         let mut input = vec![0.0f32; states.len() * len];
         for (s, row) in states.iter().zip(input.chunks_exact_mut(len)) {
             encode_input(s, self.config.lookahead, row);

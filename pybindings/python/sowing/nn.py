@@ -2,7 +2,7 @@
 the same outputs, so that a checkpoint's ``weights.safetensors`` loads into it and plays, and a
 network trained in Python can be searched by the Rust search (``sowing.search``).
 
-- ``PolicyValueNet(holes, hidden=64, blocks=2, lookahead=True, body="mlp")``: over the input of
+- ``PolicyValueNet(holes, hidden=64, blocks=2, lookahead=True, body="mlp", span=None)``: over the input of
   ``sowing.search`` (``input_length(holes, lookahead)`` values, the legal mask last), a residual
   MLP (``body="mlp"``) or a residual convolution over the ``2n`` holes as a ring (``"ring"``:
   circular padding, the mover's row first; each hole carries its seeds, a mover's-row flag, the
@@ -10,6 +10,8 @@ network trained in Python can be searched by the Rust search (``sowing.search``)
   gives the policy logits ``[B, n]`` (illegal actions at -1e9) and the value ``[B]`` in
   ``[-1, 1]`` for the player to move. Variables: ``input``, ``block{i}.{norm,fc1,fc2}`` (MLP) or
   ``block{i}.{norm,conv1,conv2}`` (ring), ``norm``, ``policy``, ``value_hidden``, ``value``.
+  An MLP with a ``span`` (``sowing train --span``) is laid out for boards of up to ``span``
+  holes, the board's size an input, so that its weights serve every board up to it.
 - ``net.evaluator()``: the function ``evaluate(obs, mask)`` for the search (inference mode, numpy
   in and out, on the network's device and in its float type), an ``Evaluator`` that pickles
   with its network and refuses the input of another board, naming it. A ``PolicyValueNet``
@@ -141,6 +143,7 @@ class PolicyValueNet(nn.Module):
         blocks: int = 2,
         lookahead: bool = True,
         body: str = "mlp",
+        span: int | None = None,
     ) -> None:
         super().__init__()
         if not 1 <= holes <= 16:
@@ -149,17 +152,26 @@ class PolicyValueNet(nn.Module):
             raise ValueError(f"hidden must be 2 to 4096 and blocks 0 to 64, got {hidden}, {blocks}")
         if body not in BODIES:
             raise ValueError(f"body must be one of {', '.join(BODIES)}, got {body!r}")
+        if span is not None and (body != "mlp" or not holes <= span <= 16):
+            raise ValueError(
+                f"span must be {holes} to 16 (the board's holes to the widest board), on the mlp "
+                f"body; got span {span!r} on the {body} body"
+            )
         self.holes = holes
         self.hidden = hidden
         self.blocks = blocks
         self.lookahead = lookahead
         self.body = body
         self.ring = body == "ring"
+        self.span = span
+        # Holes per row the layers are laid out for (see ``_spread``).
+        self.width = holes if span is None else span
         if body == "mlp":
-            self.input = nn.Linear(input_length(holes, lookahead), hidden)
+            spread = 0 if span is None else self.width
+            self.input = nn.Linear(input_length(self.width, lookahead) + spread, hidden)
             self.blocks_ = nn.ModuleList(Block(hidden) for _ in range(blocks))
             self.norm = nn.LayerNorm(hidden)
-            self.policy = nn.Linear(hidden, holes)
+            self.policy = nn.Linear(hidden, self.width)
             value_in = hidden
         else:
             self.input = _ring_conv(8 if lookahead else 5, hidden)
@@ -175,13 +187,41 @@ class PolicyValueNet(nn.Module):
     @property
     def config(self) -> dict[str, Any]:
         """The shape, as ``meta.json``'s ``net`` holds it."""
-        return {
+        config: dict[str, Any] = {
             "holes": self.holes,
             "hidden": self.hidden,
             "blocks": self.blocks,
             "lookahead": self.lookahead,
             "body": self.body,
         }
+        if self.span is not None:
+            config["span"] = self.span
+        return config
+
+    def _board_holes(self, x: torch.Tensor) -> int:
+        """Holes per row of the board whose inputs are ``x``: with a span, any board up to it
+        (read off the input's length); without, the network's own."""
+        if self.span is None:
+            return self.holes
+        return (x.shape[1] - 2) // (6 if self.lookahead else 3)
+
+    def _spread(self, x: torch.Tensor) -> torch.Tensor:
+        """With a span: the input of this board's ``n`` holes laid out for ``span`` holes, each
+        block of ``n`` values (the two rows, each look-ahead feature, the legal mask) padded with
+        zeros, the stores as they are, and last the board size as a one-hot over the span (1 at
+        ``n - 1``), as the Rust network's ``spread``."""
+        n, width = self._board_holes(x), self.width
+        pad = x.new_zeros(x.shape[0], width - n)
+        parts = [x[:, :n], pad, x[:, n : 2 * n], pad, x[:, 2 * n : 2 * n + 2]]
+        features = 3 if self.lookahead else 0
+        for k in range(features + 1):
+            start = 2 * n + 2 + k * n
+            parts.append(x[:, start : start + n])
+            parts.append(pad)
+        size = x.new_zeros(x.shape[0], width)
+        size[:, n - 1] = 1.0
+        parts.append(size)
+        return torch.cat(parts, 1)
 
     def _ring_input(self, x: torch.Tensor) -> torch.Tensor:
         """``[B, channels, 2n]``: per hole its seeds, 1 on the mover's row, the two stores, and
@@ -202,9 +242,15 @@ class PolicyValueNet(nn.Module):
         return torch.stack(channels, 1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        n = self.holes
+        n = self._board_holes(x)
         legal = x[:, -n:] > 0.5
-        h = torch.relu(self.input(self._ring_input(x) if self.ring else x))
+        if self.ring:
+            x_in = self._ring_input(x)
+        elif self.span is not None:
+            x_in = self._spread(x)
+        else:
+            x_in = x
+        h = torch.relu(self.input(x_in))
         for block in self.blocks_:
             h = block(h)
         h = torch.relu(self.norm(h))
@@ -213,7 +259,8 @@ class PolicyValueNet(nn.Module):
             logits = self.policy(h).squeeze(1)[:, :n]
             h = h.flatten(1)
         else:
-            logits = self.policy(h)
+            # With a span, the logits of the holes past the board are dropped.
+            logits = self.policy(h)[:, :n]
         # In float32 whatever the network's type: -1e9 overflows float16. (MASKED_LOGIT, written
         # out: TorchScript takes no globals.)
         logits = logits.float().masked_fill(~legal, -1.0e9)
@@ -312,6 +359,7 @@ def load(path: str | os.PathLike[str]) -> tuple[PolicyValueNet, dict[str, Any]]:
         int(net_config["blocks"]),
         bool(net_config.get("lookahead", False)),
         str(net_config.get("body", "mlp")),
+        None if net_config.get("span") is None else int(net_config["span"]),
     )
     try:
         net.load_arrays(arrays)

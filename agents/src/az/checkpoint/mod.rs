@@ -507,6 +507,8 @@ pub fn check_net(meta: &Path, rules: &Rules, net: &NetConfig) -> Result<(), Chec
             net.holes
         ));
     }
+    net.check_span()
+        .map_err(|why| CheckpointError::Mismatch(meta.to_owned(), why))?;
     if !(2..=MAX_HIDDEN).contains(&net.hidden) || net.blocks > MAX_BLOCKS {
         return mismatch(format!(
             "its network ({}) is beyond what the trainer makes: hidden 2 to {MAX_HIDDEN}, at \
@@ -570,7 +572,7 @@ pub fn read_plain_weights(
         .map(|(n, t)| (n.clone(), t.shape.iter().map(|&d| d as i64).collect()))
         .collect();
     let held = held_network(&shapes).map_err(|why| CheckpointError::Corrupt(path.clone(), why))?;
-    if held != *net {
+    if held != net.weights_shape() {
         return Err(CheckpointError::Mismatch(
             dir.join(META),
             format!(
@@ -599,18 +601,29 @@ pub fn held_network(tensors: &BTreeMap<String, Vec<i64>>) -> Result<NetConfig, S
             .take_while(|i| tensors.contains_key(&format!("block{i}.{layer}.weight")))
             .count()
     };
-    let (body, hidden, holes, blocks, lookahead) = match (input.as_slice(), policy.as_slice()) {
+    let (body, hidden, holes, blocks, lookahead, span) = match (input.as_slice(), policy.as_slice())
+    {
         (&[hidden, input_len], &[holes, _]) => {
-            let lookahead = match input_len {
-                n if n == 6 * holes + 2 => true,
-                n if n == 3 * holes + 2 => false,
+            // With a span, one more value per hole: the board size's one-hot.
+            let (lookahead, span) = match input_len {
+                n if n == 6 * holes + 2 => (true, None),
+                n if n == 3 * holes + 2 => (false, None),
+                n if n == 7 * holes + 2 => (true, Some(holes as usize)),
+                n if n == 4 * holes + 2 => (false, Some(holes as usize)),
                 n => {
                     return Err(format!(
-                        "its input takes {n} values, neither 3 * {holes} + 2 nor 6 * {holes} + 2"
+                        "its input takes {n} values, none of 3, 4, 6 or 7 * {holes} + 2"
                     ));
                 }
             };
-            (Body::Mlp, hidden, holes, count_blocks("fc1"), lookahead)
+            (
+                Body::Mlp,
+                hidden,
+                holes,
+                count_blocks("fc1"),
+                lookahead,
+                span,
+            )
         }
         (&[hidden, channels, 3], &[1, _, 1]) if hidden > 0 => {
             // The value head reads every hole's channels: 2n * hidden values.
@@ -630,7 +643,14 @@ pub fn held_network(tensors: &BTreeMap<String, Vec<i64>>) -> Result<NetConfig, S
                 }
             };
             let holes = value_in / (2 * hidden);
-            (Body::Ring, hidden, holes, count_blocks("conv1"), lookahead)
+            (
+                Body::Ring,
+                hidden,
+                holes,
+                count_blocks("conv1"),
+                lookahead,
+                None,
+            )
         }
         _ => {
             return Err(format!(
@@ -645,13 +665,18 @@ pub fn held_network(tensors: &BTreeMap<String, Vec<i64>>) -> Result<NetConfig, S
         blocks,
         lookahead,
         body,
+        span,
     })
 }
 
 /// A network's shape in words.
 pub fn describe(net: &NetConfig) -> String {
+    let span = match net.span {
+        Some(span) => format!(", spanning boards of up to {span} holes"),
+        None => String::new(),
+    };
     format!(
-        "{} body, {} holes, hidden width {}, {} blocks, {}",
+        "{} body, {} holes, hidden width {}, {} blocks, {}{span}",
         net.body,
         net.holes,
         net.hidden,

@@ -126,7 +126,7 @@ impl Weights {
         let shapes = tensors.iter().map(|(n, t)| (n.clone(), t.size())).collect();
         let held =
             held_network(&shapes).map_err(|why| CheckpointError::Corrupt(path.clone(), why))?;
-        if held != net {
+        if held != net.weights_shape() {
             return mismatch(format!(
                 "it describes a network of {}, but {name} holds one of {}",
                 describe(&net),

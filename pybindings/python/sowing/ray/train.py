@@ -9,8 +9,9 @@ where it runs. Checkpoints are written by the Rust writer of ``sowing train`` (`
 with its digests, ``weights.safetensors``, retention by ``--keep-last`` and ``--keep-every``),
 so ``az:RUN`` and ``sowing arena`` play them; ``trainer.pt`` (PyTorch's AdamW and the replay
 buffer) in the newest lets ``--resume`` go on exactly, with the settings ``sowing train``
-lets a resumed run change. Not run here: ``--tablebase``, ``--overlap`` and ``--reanalyse``
-(refused), and the accuracy on exact positions (not measured: ``accuracy`` stays empty).
+lets a resumed run change. Not run here: ``--tablebase``, ``--overlap``, ``--reanalyse`` and
+``--init-from`` (refused), and the accuracy on exact positions (not measured: ``accuracy`` stays
+empty).
 
 Every random choice is fixed by ``--seed``: the initial weights, each game's stream (seed,
 iteration, game number), the training batches (seed, iteration); on the CPU a resumed run goes
@@ -104,6 +105,7 @@ class Args:
             ("tablebase", self.tablebase),
             ("overlap", self.overlap),
             ("reanalyse", self.reanalyse),
+            ("init-from", self.init_from),
         )
         for flag, unsupported in unsupported_flags:
             if unsupported:
@@ -120,7 +122,13 @@ class Args:
 
 
 # The types of the settings whose default is None, for the command line.
-_NONE_DEFAULTS = {"iterations": int, "minutes": float, "threads": int, "reanalyse_simulations": int}
+_NONE_DEFAULTS = {
+    "iterations": int,
+    "minutes": float,
+    "threads": int,
+    "reanalyse_simulations": int,
+    "span": int,
+}
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[Args, str | None, list[str]]:
@@ -140,7 +148,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, str | None, list[st
     )
     parser.add_argument("--learner-gpus", type=float, default=0.0, help="GPUs for the learner (default 0)")
     for name, default in defaults.items():
-        if name == "eval_positions_digest":
+        if name in ("eval_positions_digest", "init_from_digest"):
             continue
         kind = _NONE_DEFAULTS.get(name, str) if default is None else type(default)
         parser.add_argument(
@@ -168,7 +176,7 @@ def _boolean(text: str) -> bool:
 
 
 def make_net(rules: Rules, args: Args) -> PolicyValueNet:
-    return PolicyValueNet(rules.holes, args.hidden, args.blocks, args.lookahead, args.net)
+    return PolicyValueNet(rules.holes, args.hidden, args.blocks, args.lookahead, args.net, args.span)
 
 
 @ray.remote(num_cpus=1)
@@ -556,6 +564,9 @@ def start(args: Args, resume: str | None = None, given: list[str] = ()) -> Run:
             f"{run_dir} already holds a run; continue it with --resume {run_dir} or choose another --out"
         )
     rules = Rules.preset(args.variant)
+    # A network that cannot be built for the board (a --span narrower than it) is refused here,
+    # before the run's folder or Ray.
+    make_net(rules, args)
     if saved is None:
         run_dir.mkdir(parents=True, exist_ok=True)
         recorded = {k: v for k, v in args.recorded().items() if k != "eval_positions_digest"}
