@@ -124,6 +124,16 @@ def test_a_network_with_a_span_serves_every_board_up_to_it(tmp_path):
         assert torch.equal(loaded(x6)[0], net(x6)[0])
     agent = sowing.agents.from_spec(f"az:{tmp_path}:4")
     assert agent.choose(State.initial("en-dodoi-6")) in range(6)
+    # The Python search plays its weights on every board up to the span, and no further.
+    for variant in ("en-dodoi-8", "en-dodoi-10"):
+        player = NetworkAgent(net.evaluator(), variant, simulations=4)
+        assert player.choose(State.initial(variant)) in range(player.holes)
+    wide = np.zeros((1, input_length(12)), dtype=np.float32)
+    with pytest.raises(ValueError, match="boards of up to 10 holes per row with look-ahead"):
+        net.evaluator()(wide, np.ones((1, 12), dtype=bool))
+    plain = nn.PolicyValueNet(6, hidden=8, blocks=1)
+    with pytest.raises(ValueError, match="for 6 holes per row and the game has 8"):
+        NetworkAgent(plain.evaluator(), "en-dodoi-8", simulations=4)
     # A span narrower than the board, or on the ring, is refused.
     with pytest.raises(ValueError, match="span must be 8 to 16"):
         nn.PolicyValueNet(8, span=6)

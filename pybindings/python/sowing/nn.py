@@ -315,12 +315,23 @@ class Evaluator:
     def lookahead(self) -> bool:
         return self.net.lookahead
 
+    @property
+    def span(self) -> int | None:
+        """With a span, the widest board it plays (any board up to it); else None."""
+        return self.net.span
+
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        want = input_length(self.net.holes, self.net.lookahead)
-        if obs.ndim != 2 or obs.shape[1] != want:
+        net = self.net
+        boards = [net.holes] if net.span is None else list(range(1, net.span + 1))
+        widths = [input_length(n, net.lookahead) for n in boards]
+        if obs.ndim != 2 or obs.shape[1] not in widths:
+            if net.span is None:
+                what, values = f"boards of {net.holes}", f"{widths[0]}"
+            else:
+                what, values = f"boards of up to {net.span}", f"{widths[0]} to {widths[-1]}"
             raise ValueError(
-                f"this network is for boards of {self.net.holes} holes per row"
-                f"{' with' if self.net.lookahead else ' without'} look-ahead (inputs of {want} "
+                f"this network is for {what} holes per row"
+                f"{' with' if net.lookahead else ' without'} look-ahead (inputs of {values} "
                 f"values); it was given inputs of shape {tuple(obs.shape)}"
             )
         parameter = next(self.net.parameters())

@@ -30,8 +30,8 @@ call. An exception in ``evaluate`` reaches the caller as itself, and no game has
 
 ``evaluate`` may also be a ``sowing.nn.PolicyValueNet`` (its ``evaluator()`` is used). A network
 that says what it is for (a ``sowing.nn`` network, a ``LinearEvaluator``: ``holes`` and
-``lookahead``) is checked against the game before any search starts, and ``lookahead`` defaults
-to its own. Every search has ``root="puct"`` (AlphaZero's) or ``root="gumbel"`` (Gumbel
+``lookahead``, and a ``span`` where it plays every board up to one) is checked against the game
+before any search starts, and ``lookahead`` defaults to its own. Every search has ``root="puct"`` (AlphaZero's) or ``root="gumbel"`` (Gumbel
 AlphaZero's sequential halving, ``considered`` actions). An object whose ``evaluate`` calls the
 same object again is refused with ``RuntimeError`` (it would wait for itself).
 
@@ -153,15 +153,15 @@ class Search:
     ) -> None:
         evaluate, lookahead = _evaluate_arg(evaluate, lookahead)
         self._native = _sowing.Search(evaluate, lookahead, **settings)
-        self._holes = getattr(evaluate, "holes", None)
+        self._evaluate = evaluate
 
     def __call__(
         self, states: Sequence[State], *, seed: int = 0, trees: Sequence[int] | None = None
     ) -> SearchOutput:
         states = _states(states)
-        if self._holes is not None and states and states[0].holes != self._holes:
+        if states and not _serves(self._evaluate, states[0].holes):
             raise ValueError(
-                f"the network is for {self._holes} holes per row, the states have "
+                f"the network is for {_boards(self._evaluate)}, the states have "
                 f"{states[0].holes}"
             )
         if trees is not None:
@@ -548,7 +548,6 @@ def _evaluate_arg(
     if nn is not None and isinstance(evaluate, nn.PolicyValueNet):
         evaluate = evaluate.evaluator()
     own_lookahead = getattr(evaluate, "lookahead", None)
-    own_holes = getattr(evaluate, "holes", None)
     if lookahead is None:
         lookahead = own_lookahead if isinstance(own_lookahead, bool) else True
     lookahead = _flag(lookahead, "lookahead")
@@ -558,11 +557,28 @@ def _evaluate_arg(
             f"features and lookahead={lookahead} was asked for; leave lookahead out to use the "
             "network's"
         )
-    if holes is not None and isinstance(own_holes, int) and own_holes != holes:
-        raise ValueError(
-            f"the network is for {own_holes} holes per row and the game has {holes}"
-        )
+    if holes is not None and not _serves(evaluate, holes):
+        raise ValueError(f"the network is for {_boards(evaluate)} and the game has {holes}")
     return evaluate, lookahead
+
+
+def _serves(evaluate: Any, holes: int) -> bool:
+    """Whether a network that says what it is for plays boards of ``holes`` holes per row: its
+    ``holes``, or with a ``span`` (``sowing train --span``) any board up to it; one that says
+    nothing is taken at its word."""
+    own = getattr(evaluate, "holes", None)
+    span = getattr(evaluate, "span", None)
+    if not isinstance(own, int):
+        return True
+    return holes == own or (isinstance(span, int) and holes <= span)
+
+
+def _boards(evaluate: Any) -> str:
+    """The boards a network is for, in words."""
+    span = getattr(evaluate, "span", None)
+    if isinstance(span, int):
+        return f"boards of up to {span} holes per row"
+    return f"{getattr(evaluate, 'holes', '?')} holes per row"
 
 
 def _flag(x: Any, name: str) -> bool:
