@@ -336,6 +336,25 @@ def test_damaged_metadata_is_refused_with_a_value_error(tmp_path_factory, meta):
         nn.load(folder)
 
 
+_JSON = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(["span", "holes"]), value=_JSON | st.lists(_JSON, max_size=3))
+def test_a_span_network_with_its_shape_edited_loads_only_as_it_is(tmp_path_factory, field, value):
+    run = tmp_path_factory.mktemp("span")
+    folder = save_checkpoint(run, nn.PolicyValueNet(6, hidden=4, blocks=1, span=10))
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["net"][field] = value
+    (folder / "meta.json").write_text(json.dumps(meta))
+    unchanged = {"span": 10, "holes": 6}[field]
+    if value == unchanged and type(value) is int:
+        assert nn.load(folder)[0].span == 10
+    else:
+        with pytest.raises(ValueError):
+            nn.load(folder)
+
+
 def test_writing_refuses_what_is_not_a_checkpoint(tmp_path):
     net = nn.PolicyValueNet(6, hidden=4, blocks=1)
     meta = json.loads((save_checkpoint(tmp_path / "ok", net) / "meta.json").read_text())

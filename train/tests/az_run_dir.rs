@@ -25,9 +25,15 @@ fn scratch(name: &str) -> PathBuf {
 
 /// A run directory with `iterations` finished iterations.
 fn run(name: &str, iterations: u32) -> PathBuf {
+    run_spanning(name, iterations, None)
+}
+
+/// [`run`] with a network laid out for boards of up to `span` holes.
+fn run_spanning(name: &str, iterations: u32, span: Option<usize>) -> PathBuf {
     let dir = scratch(name);
     let mut args = tiny_args(&dir);
     args.iterations = Some(iterations);
+    args.span = span;
     let mut trainer = Trainer::new(args).unwrap();
     for _ in 0..iterations {
         trainer.iterate(&mut |_| {}).unwrap();
@@ -64,14 +70,25 @@ fn any_value(rng: &mut ChaCha8Rng) -> Value {
 /// the network's shape or its rules change it is refused.
 #[test]
 fn meta_json_edited_at_random_is_refused_or_harmless() {
-    let dir = run("meta-fuzz", 1);
+    meta_json_fuzzed("meta-fuzz", None);
+}
+
+/// The same for a network with a span, whose weights are those of every board up to it.
+#[test]
+fn meta_json_of_a_network_with_a_span_edited_at_random_is_refused_or_harmless() {
+    meta_json_fuzzed("meta-fuzz-span", Some(10));
+}
+
+fn meta_json_fuzzed(name: &str, span: Option<usize>) {
+    let dir = run_spanning(name, 1, span);
     let folder = checkpoint::iteration_dir(&dir, 1);
     let meta_path = folder.join(META);
     let original: Value =
         serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
     assert_eq!(load(&dir, "nothing changed"), Ok(()));
-    let fields: [&[&str]; 13] = [
+    let fields: [&[&str]; 14] = [
         &["net", "holes"],
+        &["net", "span"],
         &["net", "hidden"],
         &["net", "blocks"],
         &["net", "lookahead"],
@@ -108,10 +125,12 @@ fn meta_json_edited_at_random_is_refused_or_harmless() {
         let what = format!("{path:?} = {after:?} (was {before})");
         match load(&dir, &what) {
             Ok(()) => {
-                // A missing body reads as the MLP, which this run has.
+                // A missing body reads as the MLP, which this run has; a missing span as
+                // none, which is what a run without one has.
                 let shape_changed = matches!(path[0], "net" | "rules")
                     && after.as_ref() != Some(&before)
-                    && !(path[1] == "body" && after.is_none());
+                    && !(path[1] == "body" && after.is_none())
+                    && !(path[1] == "span" && after.is_none() && before.is_null());
                 assert!(
                     !shape_changed || path[1] == "max_plies" || path[1] == "seeds",
                     "{what} was loaded"
