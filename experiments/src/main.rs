@@ -179,3 +179,7 @@ mod tests {
         assert!(typed(&matches, "arena").is_empty());
     }
 }
+
+/// Every command line of the README and docs/ parses with the grammar above.
+#[cfg(all(test, feature = "torch"))]
+mod documented_commands;

@@ -1,0 +1,250 @@
+//! The command lines the README and docs/ show a user. Each must parse with today's grammar,
+//! so a renamed or dropped flag cannot leave a guide that no longer runs. Only parsing: the
+//! commands are not run (they train for minutes, or read files a reader makes first).
+
+use super::cli_command;
+use std::path::{Path, PathBuf};
+
+/// A documented command: where it stands, and its words after `sowing`.
+struct Shown {
+    place: String,
+    words: Vec<String>,
+}
+
+/// The guides: the README and every page of docs/.
+fn guides() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    pages.insert(0, root.join("README.md"));
+    pages
+}
+
+/// Shell words, as `sh` splits them: blanks separate, quotes group, `#` at a word's start
+/// opens a comment. `None` while a quote is still open (the command goes on below).
+fn shell_words(line: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.get_or_insert_with(String::new).push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_with(String::new);
+            }
+            (None, '#') if word.is_none() => break,
+            (None, c) if c.is_whitespace() => words.extend(word.take()),
+            (None, c) => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    words.extend(word);
+    Some(words)
+}
+
+/// Every `sowing ...` line of the code blocks of `page` (fenced or indented), its `\`
+/// continuations and open quotes joined. Synopses (`FILE|N`, `A,B,...`, `build|probe`, a
+/// `...` for flags said above) are left out: they show a grammar, not a command; optional
+/// parts in brackets are kept, brackets dropped, so `[--seed S]` must still be a real flag.
+fn shown_in(page: &Path) -> Vec<Shown> {
+    let text = std::fs::read_to_string(page).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let name = page.file_name().unwrap().to_string_lossy().to_string();
+    let mut shown = Vec::new();
+    let mut fenced = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let at = i + 1;
+        i += 1;
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !(fenced || line.starts_with("    ")) {
+            continue;
+        }
+        let trimmed = line.trim().trim_start_matches("$ ");
+        let Some(rest) = trimmed
+            .strip_prefix("./target/release/sowing ")
+            .or_else(|| trimmed.strip_prefix("sowing "))
+        else {
+            continue;
+        };
+        let mut command = rest.to_string();
+        let words = loop {
+            if let Some(open) = command.strip_suffix('\\') {
+                command = open.to_string();
+            } else if let Some(words) = shell_words(&command) {
+                break words;
+            }
+            let Some(next) = lines.get(i) else {
+                panic!("{name}:{at}: the command never ends");
+            };
+            command.push(' ');
+            command.push_str(next.trim());
+            i += 1;
+        };
+        let synopsis = words.iter().any(|w| {
+            w.contains("...") || w.contains('|') && !w.starts_with('{') && !w.contains('"')
+        });
+        if synopsis {
+            continue;
+        }
+        let words = words
+            .into_iter()
+            .map(|w| w.trim_start_matches('[').trim_end_matches(']').to_string())
+            .filter(|w| !w.is_empty())
+            .collect();
+        shown.push(Shown {
+            place: format!("{name}:{at}"),
+            words,
+        });
+    }
+    shown
+}
+
+/// A value a guide leaves for the user to choose: `N`, `FILE`, `A,B`.
+fn placeholder(word: &str) -> bool {
+    word.split(',').all(|part| {
+        part.starts_with(|c: char| c.is_ascii_uppercase())
+            && part
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+    })
+}
+
+/// `words` with each placeholder after a flag replaced by a value that flag accepts, so a
+/// synopsis (`--seed S --agents A,B`) is checked for its flags and everything else in it; an
+/// error names a flag the subcommand does not have, or a placeholder none of the samples fit.
+fn with_values_for_placeholders(words: &[String]) -> Result<Vec<String>, String> {
+    let mut command = cli_command();
+    let mut path = vec!["sowing".to_string()];
+    for word in words {
+        match command.find_subcommand(word) {
+            Some(sub) => command = sub.clone(),
+            None => break,
+        }
+        path.push(word.clone());
+    }
+    let samples = ["1", "random,greedy", "en-dodoi-6", "x"];
+    let mut out = words.to_vec();
+    for i in 1..words.len() {
+        let (Some(flag), true) = (words[i - 1].strip_prefix("--"), placeholder(&words[i])) else {
+            continue;
+        };
+        if !command.get_arguments().any(|a| a.get_long() == Some(flag)) {
+            return Err(format!("`{}` has no flag --{flag}", command.get_name()));
+        }
+        // The flag alone with the sample: any error but its value's (a required flag
+        // missing, say) is the other words' business.
+        let fits = |v: &&&str| {
+            let argv = path
+                .iter()
+                .cloned()
+                .chain([words[i - 1].clone(), v.to_string()]);
+            cli_command()
+                .try_get_matches_from(argv)
+                .err()
+                .is_none_or(|e| {
+                    use clap::error::ErrorKind::{InvalidValue, ValueValidation};
+                    !matches!(e.kind(), InvalidValue | ValueValidation)
+                })
+        };
+        let value = samples
+            .iter()
+            .find(fits)
+            .ok_or_else(|| format!("no sample value fits --{flag}"))?;
+        out[i] = value.to_string();
+    }
+    Ok(out)
+}
+
+#[test]
+fn every_command_the_guides_show_parses() {
+    let shown: Vec<Shown> = guides().iter().flat_map(|p| shown_in(p)).collect();
+    // The README alone shows twenty-odd; a count this low means the reader went blind.
+    assert!(shown.len() > 80, "only {} commands found", shown.len());
+    let broken: Vec<String> = shown
+        .iter()
+        .filter_map(|s| {
+            let failed = |why: String| {
+                let first = why.lines().next().unwrap_or("").to_string();
+                format!("{}: sowing {}\n    {first}", s.place, s.words.join(" "))
+            };
+            let words = match with_values_for_placeholders(&s.words) {
+                Ok(words) => words,
+                Err(why) => return Some(failed(why)),
+            };
+            let argv = std::iter::once("sowing".to_string()).chain(words);
+            let parsed = cli_command().try_get_matches_from(argv);
+            parsed.err().map(|e| failed(e.to_string()))
+        })
+        .collect();
+    assert!(
+        broken.is_empty(),
+        "commands that no longer parse:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn placeholders_take_a_value_their_flag_accepts_and_unknown_flags_are_named() {
+    let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        with_values_for_placeholders(&words("match --agents A,B --to N --variant V")).unwrap(),
+        words("match --agents random,greedy --to 1 --variant 1")
+    );
+    assert_eq!(
+        with_values_for_placeholders(&words("tablebase build --max-seeds K")).unwrap(),
+        words("tablebase build --max-seeds 1")
+    );
+    let err = with_values_for_placeholders(&words("arena --speed N")).unwrap_err();
+    assert!(err.contains("arena") && err.contains("--speed"), "{err}");
+    assert!(placeholder("FILE") && placeholder("A,B") && placeholder("TB2"));
+    assert!(!placeholder("en-dodoi-6") && !placeholder("200") && !placeholder("az:RUN"));
+}
+
+#[test]
+fn shell_words_group_quotes_and_stop_at_comments() {
+    assert_eq!(
+        shell_words(r#"probe --state '{"a": 1}' # why"#).unwrap(),
+        ["probe", "--state", r#"{"a": 1}"#]
+    );
+    assert_eq!(shell_words("a b#c").unwrap(), ["a", "b#c"]);
+    assert_eq!(shell_words("x ''").unwrap(), ["x", ""]);
+    assert!(shell_words("probe '{\"a\":").is_none());
+}
+
+/// The reader finds commands where a guide puts them, and only there.
+#[test]
+fn the_reader_takes_code_and_leaves_prose_and_synopses() {
+    let dir = std::env::temp_dir().join(format!("sowing-guides-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("page.md");
+    std::fs::write(
+        &page,
+        "sowing arena in prose is not a command\n\n```sh\nsowing arena --variant en-dodoi-6 \\\n  --games 2 [--json]  # note\nsowing accuracy --positions FILE|N\nsowing tablebase probe --state '{\"a\":\n  1}'\n```\n\n    sowing bench\n",
+    )
+    .unwrap();
+    let shown = shown_in(&page);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let words: Vec<String> = shown.iter().map(|s| s.words.join(" ")).collect();
+    assert_eq!(
+        words,
+        [
+            "arena --variant en-dodoi-6 --games 2 --json",
+            "tablebase probe --state {\"a\": 1}",
+            "bench"
+        ]
+    );
+    assert_eq!(shown[0].place, "page.md:4");
+}
