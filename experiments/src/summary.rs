@@ -42,7 +42,7 @@ pub fn summary(run: &Path, matches: &[PathBuf]) -> Result<Vec<String>, String> {
         "Summary".to_string(),
         format!(
             "  trained   {}: a {} x {} {} network by self-play, {} iteration{} in {:.1} minutes \
-             ({} games, {} positions, seed {})",
+             ({} games, {} positions at {} a second, seed {})",
             arena::rules_name(&meta.rules),
             meta.net.hidden,
             meta.net.blocks,
@@ -52,6 +52,7 @@ pub fn summary(run: &Path, matches: &[PathBuf]) -> Result<Vec<String>, String> {
             meta.seconds / 60.0,
             thousands(games),
             thousands(positions),
+            thousands(median_rate(&meta.history).round() as u64),
             meta.args.seed
         ),
         format!("            run {}", run.display()),
@@ -79,6 +80,18 @@ pub fn summary(run: &Path, matches: &[PathBuf]) -> Result<Vec<String>, String> {
         run.join("metrics.csv").display()
     ));
     Ok(lines)
+}
+
+/// The median of the iterations' self-play speeds, in positions a second: the figure that says
+/// why the same minutes make fewer iterations on a slower machine (0 for a run of none).
+fn median_rate(history: &[IterationMetrics]) -> f64 {
+    let mut rates: Vec<f64> = history.iter().map(|m| m.positions_per_sec).collect();
+    rates.sort_by(f64::total_cmp);
+    match rates.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => rates[n / 2],
+        n => (rates[n / 2 - 1] + rates[n / 2]) / 2.0,
+    }
 }
 
 /// The run's last measurement on exact positions.
@@ -156,6 +169,38 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    fn at_speed(positions_per_sec: f64) -> IterationMetrics {
+        IterationMetrics {
+            iteration: 1,
+            seconds: 30.0,
+            games: 6,
+            positions: 200,
+            positions_per_sec,
+            south_win_rate: 0.5,
+            buffer: 200,
+            steps: 20,
+            policy_loss: 1.0,
+            value_loss: 0.2,
+            reanalysed: 0,
+            eval: Vec::new(),
+            elo: None,
+            elo_interval: None,
+            accuracy: None,
+            policy_accuracy: None,
+        }
+    }
+
+    #[test]
+    fn the_speed_is_the_median_iteration_s() {
+        let run =
+            |rates: &[f64]| median_rate(&rates.iter().map(|&r| at_speed(r)).collect::<Vec<_>>());
+        assert_eq!(run(&[]), 0.0);
+        assert_eq!(run(&[3900.0]), 3900.0);
+        // One slow iteration (a neighbour's burst) does not move it.
+        assert_eq!(run(&[5000.0, 100.0, 4000.0]), 4000.0);
+        assert_eq!(run(&[5000.0, 3000.0, 100.0, 4000.0]), 3500.0);
     }
 
     #[test]
