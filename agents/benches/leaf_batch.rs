@@ -3,6 +3,8 @@
 //! en-dodoi-6, `make demo`'s network shape (a 128 x 4 MLP, seeded weights), 40 middle-game
 //! positions (24 seeds or more on the board) of random games, 2,000 simulations each, one
 //! thread; then the 16-leaf search again beside a busy neighbour (one more thread spinning).
+//! Each through libtorch and without it (`az::Inference`, the forward pass the `az:` agent
+//! plays with).
 //! Run with `make bench` or `cargo bench -p sowing-agents --features torch --bench leaf_batch`.
 //!
 //! The settings alternate round by round, and the figure is the median over rounds, so that a
@@ -15,7 +17,8 @@ mod common;
 use common::{beside_neighbour, median};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::az::{Body, NetConfig, PolicyValueNet};
+use sowing_agents::Evaluator;
+use sowing_agents::az::{Body, Inference, NetConfig, PolicyValueNet};
 use sowing_agents::puct::{BatchSearch, PuctConfig, SearchSpec, Trees, with_evaluator};
 use sowing_env::{Rules, State};
 use std::time::Instant;
@@ -51,7 +54,7 @@ fn middle_games(rules: &Rules, count: usize) -> Vec<State> {
 }
 
 /// Simulations per second of searching every position afresh with `leaves` leaves a pass.
-fn rate(net: &mut PolicyValueNet, positions: &[State], leaves: u32) -> f64 {
+fn rate(net: &mut dyn Evaluator, positions: &[State], leaves: u32) -> f64 {
     let spec = SearchSpec::from(PuctConfig {
         simulations: SIMULATIONS,
         c_puct: 0.5,
@@ -96,30 +99,46 @@ fn main() {
         "one game's search, en-dodoi-6, 128 x 4 network, {POSITIONS} middle-game positions, \
          {SIMULATIONS} simulations each, {ROUNDS} rounds, 1 thread"
     );
+    let mut fast = Inference::of(&net).expect("an MLP on the CPU");
     rate(&mut net, &positions[..4], 16);
-    // The settings: each leaf count idle, then 16 leaves beside a busy neighbour.
-    let settings: Vec<(u32, bool)> = LEAVES
-        .iter()
-        .map(|&l| (l, false))
-        .chain([(16, true)])
+    rate(&mut fast, &positions[..4], 16);
+    // The settings: each leaf count idle, then 16 leaves beside a busy neighbour; each through
+    // libtorch and without it (`az::Inference`, what the `az:` agent plays with).
+    let settings: Vec<(u32, bool, bool)> = [false, true]
+        .into_iter()
+        .flat_map(|without| {
+            LEAVES
+                .iter()
+                .map(move |&l| (l, false, without))
+                .chain([(16, true, without)])
+        })
         .collect();
     let mut rates = vec![Vec::new(); settings.len()];
     for _ in 0..ROUNDS {
-        for (s, &(leaves, busy)) in settings.iter().enumerate() {
+        for (s, &(leaves, busy, without)) in settings.iter().enumerate() {
             rates[s].push(beside_neighbour(busy, || {
-                rate(&mut net, &positions, leaves)
+                let evaluator: &mut dyn Evaluator = if without { &mut fast } else { &mut net };
+                rate(evaluator, &positions, leaves)
             }));
         }
     }
     let one = median(rates[0].clone());
-    for (s, &(leaves, busy)) in settings.iter().enumerate() {
+    for (s, &(leaves, busy, without)) in settings.iter().enumerate() {
         let r = median(rates[s].clone());
         let beside = if busy { ", busy neighbour" } else { "" };
         let plural = if leaves == 1 { "leaf" } else { "leaves" };
+        let how = if without {
+            "without libtorch"
+        } else {
+            "libtorch"
+        };
+        let libtorch = median(rates[s % (LEAVES.len() + 1)].clone());
         println!(
-            "{leaves:>2} {plural} a pass{beside}: {r:.0} simulations/s ({:.0} in 50 ms), {:.1}x one leaf",
+            "{how}, {leaves:>2} {plural} a pass{beside}: {r:.0} simulations/s ({:.0} in 50 ms), \
+             {:.1}x libtorch's one leaf, {:.2}x libtorch's",
             r * 0.05,
-            r / one
+            r / one,
+            r / libtorch
         );
     }
 }

@@ -1,7 +1,9 @@
 //! Self-play positions per second on 1 thread and on 2, as `sowing train` plays them (en-dodoi-6,
-//! the demo's network shape and search: 64 simulations, 256 games of an iteration, dealt to one
+//! a 64 x 2 MLP and the trainer's search: 64 simulations, 256 games of an iteration, dealt to one
 //! worker per thread with a copy of the network each, 128 at once per worker), and the same with
 //! a busy neighbour: one more thread spinning for the whole round, as another program would.
+//! Each through libtorch, as self-play played before, and without it (`az::Inference`, as the
+//! trainer plays now).
 //! Run with `make bench` or `cargo bench -p sowing-agents --features torch --bench self_play`;
 //! target: 2 threads at least 1.7 times 1 thread on an idle 2-core machine.
 //!
@@ -17,7 +19,7 @@ use common::{beside_neighbour, median};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::Evaluator;
-use sowing_agents::az::{Body, NetConfig, PolicyValueNet};
+use sowing_agents::az::{Body, Inference, NetConfig, PolicyValueNet};
 use sowing_agents::puct::self_play::{self, SelfPlayConfig};
 use sowing_agents::puct::{PuctConfig, SearchSpec};
 use sowing_env::{Rules, State};
@@ -48,6 +50,7 @@ fn round(
     threads: usize,
     parallel: u32,
     round: u32,
+    fast: bool,
 ) -> (f64, f64) {
     let rules = Rules::preset("en-dodoi-6").expect("a preset");
     let play = SelfPlayConfig {
@@ -71,10 +74,14 @@ fn round(
             let mut vs = nn::VarStore::new(Device::Cpu);
             let mut copy = PolicyValueNet::new(&vs.root(), config);
             vs.copy(net).expect("same shape");
+            let mut inference = Inference::of(&copy).filter(|_| fast);
             let mut rng = ChaCha8Rng::seed_from_u64(0);
             move |states: &[State], out: &mut [_]| {
                 let _variables = &vs;
-                copy.evaluate_batch(states, &mut rng, out);
+                match &mut inference {
+                    Some(inference) => inference.evaluate_batch(states, &mut rng, out),
+                    None => copy.evaluate_batch(states, &mut rng, out),
+                }
                 Ok::<(), Infallible>(())
             }
         })
@@ -116,16 +123,29 @@ fn main() {
          {ROUNDS} rounds, {cores} cores"
     );
     // Warm up: the first forward passes allocate.
-    round(&vs, config, 2, PARALLEL, 0);
-    // The last setting is one thread with half the games at once, the batch each of two workers
-    // had when the trainer shared --parallel-games among them: beside the first, it shows what
-    // the smaller batch alone costs.
-    let settings = [(1, false), (2, false), (1, true), (2, true), (1, false)];
+    round(&vs, config, 2, PARALLEL, 0, false);
+    round(&vs, config, 2, PARALLEL, 0, true);
+    // Each setting: threads, a busy neighbour, the forward pass without libtorch
+    // (`az::Inference`, as the trainer plays), and the games at once per worker. The fifth is one
+    // thread with half the games at once, the batch each of two workers had when the trainer
+    // shared --parallel-games among them: beside the first, it shows what the smaller batch
+    // alone costs. The first five go through libtorch, as self-play did before `Inference`.
+    let settings = [
+        (1, false, false, PARALLEL),
+        (2, false, false, PARALLEL),
+        (1, true, false, PARALLEL),
+        (2, true, false, PARALLEL),
+        (1, false, false, PARALLEL / 2),
+        (1, false, true, PARALLEL),
+        (2, false, true, PARALLEL),
+        (1, true, true, PARALLEL),
+        (2, true, true, PARALLEL),
+    ];
     let mut rates = vec![(Vec::new(), Vec::new()); settings.len()];
     for r in 1..=ROUNDS {
-        for (s, &(threads, busy)) in settings.iter().enumerate() {
-            let parallel = if s == 4 { PARALLEL / 2 } else { PARALLEL };
-            let (wall, cpu) = beside_neighbour(busy, || round(&vs, config, threads, parallel, r));
+        for (s, &(threads, busy, fast, parallel)) in settings.iter().enumerate() {
+            let (wall, cpu) =
+                beside_neighbour(busy, || round(&vs, config, threads, parallel, r, fast));
             rates[s].0.push(wall);
             rates[s].1.push(cpu);
         }
@@ -134,26 +154,35 @@ fn main() {
         .into_iter()
         .map(|(wall, cpu)| (median(wall), median(cpu)))
         .collect();
-    for (s, &(threads, busy)) in settings.iter().enumerate() {
+    for (s, &(threads, busy, fast, parallel)) in settings.iter().enumerate() {
         let (wall, cpu) = medians[s];
-        if s == 4 {
-            println!(
-                "1 thread, {} games at once: {wall:.0} positions/s ({cpu:.0} per CPU-second)",
-                PARALLEL / 2
-            );
-            continue;
-        }
+        let how = if fast { "without libtorch" } else { "libtorch" };
         let plural = if threads == 1 { "" } else { "s" };
-        // The neighbour's spinning counts in the process's CPU time: no per-CPU figure there.
-        if busy {
-            println!("{threads} thread{plural}, busy neighbour: {wall:.0} positions/s");
+        if parallel != PARALLEL {
+            println!(
+                "{how}, 1 thread, {parallel} games at once: {wall:.0} positions/s ({cpu:.0} per CPU-second)"
+            );
+        } else if busy {
+            // The neighbour's spinning counts in the process's CPU time: no per-CPU figure there.
+            println!("{how}, {threads} thread{plural}, busy neighbour: {wall:.0} positions/s");
         } else {
-            println!("{threads} thread{plural}: {wall:.0} positions/s ({cpu:.0} per CPU-second)");
+            println!(
+                "{how}, {threads} thread{plural}: {wall:.0} positions/s ({cpu:.0} per CPU-second)"
+            );
         }
     }
     println!(
-        "2 threads / 1 thread: {:.2}x idle (target 1.7x), {:.2}x beside a busy neighbour",
+        "without libtorch / libtorch: {:.2}x on 1 thread, {:.2}x on 2, {:.2}x on 2 beside a busy neighbour",
+        medians[5].0 / medians[0].0,
+        medians[6].0 / medians[1].0,
+        medians[8].0 / medians[3].0
+    );
+    println!(
+        "2 threads / 1 thread: {:.2}x idle (target 1.7x), {:.2}x beside a busy neighbour; \
+         without libtorch {:.2}x idle, {:.2}x beside it",
         medians[1].0 / medians[0].0,
-        medians[3].0 / medians[2].0
+        medians[3].0 / medians[2].0,
+        medians[6].0 / medians[5].0,
+        medians[8].0 / medians[7].0
     );
 }

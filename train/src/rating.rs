@@ -8,6 +8,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sowing_agents::AgentSpec;
+use sowing_agents::Evaluator;
+use sowing_agents::az::Inference;
 use sowing_agents::az::network::PolicyValueNet;
 use sowing_agents::az::puct::{BatchSearch, PuctConfig, SearchSpec, Trees, with_evaluator};
 use sowing_env::{Rules, State};
@@ -93,7 +95,7 @@ pub struct MatchSetup {
 /// without noise, and plays the most visited move. Game `g` keeps its tree from move to move, as
 /// the agent `az:` does.
 struct Network<'a> {
-    net: &'a mut PolicyValueNet,
+    net: &'a mut dyn Evaluator,
     config: PuctConfig,
     search: BatchSearch,
     eval_rng: ChaCha8Rng,
@@ -129,8 +131,12 @@ pub fn play_network_matches(
     setup: &MatchSetup,
     progress: &mut dyn FnMut(u32),
 ) -> Result<MatchResult, MatchError> {
+    let mut fast = Inference::of(net);
     let mut network = Network {
-        net,
+        net: match fast.as_mut() {
+            Some(fast) => fast,
+            None => net,
+        },
         config: config.without_noise(),
         search: BatchSearch::new(),
         eval_rng: ChaCha8Rng::seed_from_u64(setup.seed),
@@ -177,8 +183,12 @@ pub fn network_accuracy(
     seed: u64,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Accuracy, MatchError> {
+    let mut fast = Inference::of(net);
     let mut network = Network {
-        net,
+        net: match fast.as_mut() {
+            Some(fast) => fast,
+            None => net,
+        },
         config: config.without_noise(),
         search: BatchSearch::new(),
         eval_rng: ChaCha8Rng::seed_from_u64(seed),

@@ -18,6 +18,7 @@ use sowing_agents::AgentSpec;
 use sowing_agents::Evaluation;
 use sowing_agents::Evaluator;
 use sowing_agents::TablebaseEvaluator;
+use sowing_agents::az::Playing;
 use sowing_agents::az::checkpoint::{
     self, CheckpointError, FileDigest, Meta, RunLock, SAFETENSORS, TRAINER, WEIGHTS,
 };
@@ -826,16 +827,12 @@ impl Trainer {
     fn evaluators(&self, workers: u32, iteration: u32) -> Vec<impl LeafValues + use<>> {
         let mut evaluators = Vec::new();
         for _ in 0..workers {
-            let mut vs = nn::VarStore::new(self.vs.device());
-            let mut net = PolicyValueNet::new(&vs.root(), self.net.config());
-            vs.copy(&self.vs)
-                .expect("a network copies into one of its own shape");
+            // The network as it is now, without libtorch where it can (an MLP on the CPU).
+            let mut net = Playing::copy(&self.vs, &self.net);
             // The network draws nothing from the stream; it is there for the trait.
             let mut eval_rng = stream(self.args.seed, SELF_PLAY, iteration, u32::MAX);
             let table = self.table.clone();
             evaluators.push(move |states: &[State], out: &mut [Evaluation]| {
-                // The worker owns the copy's variables as long as it plays with them.
-                let _variables = &vs;
                 match &table {
                     Some(table) => TablebaseEvaluator::new(Arc::clone(table), &mut net)
                         .evaluate_batch(states, &mut eval_rng, out),

@@ -22,6 +22,7 @@
 
 use crate::agent::Agent;
 use crate::az::checkpoint::{CheckpointError, LoadedNet, MAX_SIMULATIONS, load_checkpoint};
+use crate::az::inference::Inference;
 use crate::az::puct::{
     BatchSearch, EXPLAINED_PLIES, Explained, PuctConfig, SearchSpec, Trees, with_evaluator,
 };
@@ -55,6 +56,8 @@ pub struct AzAgent {
     solver: Solver,
     solver_nodes: u64,
     perfect: Option<PerfectPlay>,
+    /// The network's forward pass without libtorch, where it has one (an MLP on the CPU).
+    fast: Option<Inference>,
 }
 
 /// The network of checkpoint `path`, loaded to play a game (the az agent's, a hybrid
@@ -86,6 +89,7 @@ impl AzAgent {
         };
         Ok(AzAgent {
             name: format!("az:{}:{}", path.display(), budget.spec()),
+            fast: Inference::of(&loaded.net),
             loaded,
             spec: SearchSpec {
                 time,
@@ -223,14 +227,17 @@ impl Agent for AzAgent {
         // The tree is kept from move to move: the part below this position grew while the last
         // move was searched.
         let roots = std::slice::from_ref(state);
+        let net: &mut dyn Evaluator = match self.fast.as_mut() {
+            Some(fast) => fast,
+            None => &mut self.loaded.net,
+        };
         let mut table_evaluator;
         let evaluator: &mut dyn Evaluator = match self.perfect.as_ref() {
             Some(perfect) => {
-                table_evaluator =
-                    TablebaseEvaluator::new(Arc::clone(perfect.table()), &mut self.loaded.net);
+                table_evaluator = TablebaseEvaluator::new(Arc::clone(perfect.table()), net);
                 &mut table_evaluator
             }
-            None => &mut self.loaded.net,
+            None => net,
         };
         // What the solver left of the clock; a round of simulations at least, as before.
         let spec = SearchSpec {

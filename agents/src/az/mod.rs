@@ -3,6 +3,7 @@
 //!
 //! - [`shape`]: the network's shape, as checkpoints record it (always built).
 //! - [`network`]: the policy-value network, one definition for every board size.
+//! - [`inference`]: its MLP's forward pass without libtorch, for play (a snapshot of the weights).
 //! - [`puct`]: PUCT search with any [`Evaluator`](crate::Evaluator), many positions batched, and
 //!   self-play (outside this feature: the Python binding searches with it too).
 //! - [`checkpoint`]: the on-disk layout of a training run, written atomically and checked when
@@ -20,6 +21,8 @@ pub mod checkpoint;
 #[cfg(feature = "torch")]
 pub mod guide;
 #[cfg(feature = "torch")]
+pub mod inference;
+#[cfg(feature = "torch")]
 pub mod network;
 pub mod shape;
 pub use crate::puct;
@@ -30,6 +33,8 @@ pub use agent::{AzAgent, MAX_SOLVER_NODES, SOLVER_NODES, SOLVER_SEEDS};
 pub use checkpoint::{LoadedNet, load_checkpoint};
 #[cfg(feature = "torch")]
 pub use guide::NetworkGuide;
+#[cfg(feature = "torch")]
+pub use inference::{Inference, Playing};
 #[cfg(feature = "torch")]
 pub use network::PolicyValueNet;
 pub use puct::{BatchSearch, PuctConfig, SearchResult};

@@ -25,6 +25,17 @@ use tch::{Device, Kind, Tensor};
 /// a zero target times its log-probability stays zero rather than NaN.
 const MASKED_LOGIT: f64 = -1.0e9;
 
+/// An MLP's layers, for [`Inference`](crate::az::inference::Inference) to copy out of libtorch.
+pub(crate) struct MlpLayers<'a> {
+    pub(crate) input: &'a nn::Linear,
+    /// Each block's norm and two linear layers.
+    pub(crate) blocks: Vec<(&'a nn::LayerNorm, &'a nn::Linear, &'a nn::Linear)>,
+    pub(crate) norm: &'a nn::LayerNorm,
+    pub(crate) policy: &'a nn::Linear,
+    pub(crate) value_hidden: &'a nn::Linear,
+    pub(crate) value: &'a nn::Linear,
+}
+
 /// One pre-norm residual block: `h + W2 relu(W1 norm(h))`.
 #[derive(Debug)]
 struct Block {
@@ -319,6 +330,27 @@ impl PolicyValueNet {
             .tanh()
             .squeeze_dim(1);
         (logits, value)
+    }
+
+    /// An MLP's layers; `None` for a ring body.
+    pub(crate) fn mlp_layers(&self) -> Option<MlpLayers<'_>> {
+        let Layers::Mlp {
+            input,
+            blocks,
+            norm,
+            policy,
+        } = &self.layers
+        else {
+            return None;
+        };
+        Some(MlpLayers {
+            input,
+            blocks: blocks.iter().map(|b| (&b.norm, &b.fc1, &b.fc2)).collect(),
+            norm,
+            policy,
+            value_hidden: &self.value_hidden,
+            value: &self.value,
+        })
     }
 
     /// Evaluate many states in one forward pass, without gradients. The states must be of one

@@ -87,7 +87,7 @@ fn network_leaves(
         .map_err(|e| SpecError::new(&spec.to_string(), format!("net={}: {e}", path.display())))?;
     let holes = loaded.meta.rules.holes();
     Ok(crate::hybrid::NetworkLeaves::new(
-        Box::new(loaded.net),
+        Box::new(crate::az::inference::Playing::new(loaded.net)),
         holes,
     ))
 }
