@@ -44,7 +44,7 @@ test: venv python
 	$(TORCH_ENV) $(CARGO) build -p sowing-experiments --features torch
 	$(VPY) -m pytest -q pybindings/tests
 
-# The main job, under 20 minutes on 2 cores from a built tree (17.6 to 18.6 measured): the engine's
+# The main job, under 20 minutes on 2 cores from a built tree (16.9 to 18.6 measured): the engine's
 # statistics and throughput and the starts proven exactly; then an AlphaZero-style network trained
 # on en-dodoi-8 for nine minutes, played at 50 ms a move against alpha-beta given four times its time, and with
 # its policy alone (one simulation, no search) against alpha-beta at 50 ms; the accuracy of the
