@@ -6,26 +6,15 @@
 //! none.
 #![cfg(feature = "torch")]
 
+mod common;
+
+use common::positions;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::az::{Body, Inference, NetConfig, PolicyValueNet};
 use sowing_agents::{Evaluation, Evaluator};
-use sowing_env::{MAX_HOLES, Rules, State, random_action};
+use sowing_env::{MAX_HOLES, Rules, State};
 use tch::{Device, Tensor, nn};
-
-/// Positions of random games of `rules`, none over.
-fn positions(rules: &Rules, count: usize, seed: u64) -> Vec<State> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = Vec::new();
-    while out.len() < count {
-        let mut s = State::initial(rules);
-        while !s.is_over() && out.len() < count {
-            out.push(s);
-            s = s.play(random_action(&s, &mut rng).unwrap()).unwrap();
-        }
-    }
-    out
-}
 
 /// A network of `config` whose every variable is drawn at random (seeded), so that the norms'
 /// gains and biases are not their initial ones and a layer left out would show.
@@ -40,6 +29,24 @@ fn scrambled(vs: &nn::VarStore, config: NetConfig, seed: i64) -> PolicyValueNet 
         }
     });
     net
+}
+
+/// An MLP of that shape.
+fn mlp(
+    holes: usize,
+    hidden: usize,
+    blocks: usize,
+    lookahead: bool,
+    span: Option<usize>,
+) -> NetConfig {
+    NetConfig {
+        holes,
+        hidden,
+        blocks,
+        lookahead,
+        body: Body::Mlp,
+        span,
+    }
 }
 
 fn zero() -> Evaluation {
@@ -89,14 +96,7 @@ fn it_computes_what_the_libtorch_network_does() {
         let rules = Rules::preset(preset).unwrap();
         for lookahead in [true, false] {
             for (hidden, blocks) in [(128, 4), (24, 1), (16, 0)] {
-                let config = NetConfig {
-                    holes,
-                    hidden,
-                    blocks,
-                    lookahead,
-                    body: Body::Mlp,
-                    span: None,
-                };
+                let config = mlp(holes, hidden, blocks, lookahead, None);
                 let vs = nn::VarStore::new(Device::Cpu);
                 let mut net = scrambled(&vs, config, holes as i64 + hidden as i64);
                 let mut fast = Inference::of(&net).expect("an MLP has one");
@@ -114,14 +114,7 @@ fn it_computes_what_the_libtorch_network_does() {
 #[test]
 fn a_span_network_plays_each_board_as_libtorch_does() {
     for lookahead in [true, false] {
-        let config = NetConfig {
-            holes: 10,
-            hidden: 32,
-            blocks: 2,
-            lookahead,
-            body: Body::Mlp,
-            span: Some(10),
-        };
+        let config = mlp(10, 32, 2, lookahead, Some(10));
         let vs = nn::VarStore::new(Device::Cpu);
         let mut net = scrambled(&vs, config, 7);
         let mut fast = Inference::of(&net).unwrap();
@@ -145,14 +138,7 @@ fn a_span_network_plays_each_board_as_libtorch_does() {
 fn its_kept_buffers_change_nothing() {
     // Batches of 1 to 128 in turn, a smaller after a larger: each as a fresh snapshot gives.
     let rules = Rules::preset("en-dodoi-8").unwrap();
-    let config = NetConfig {
-        holes: 8,
-        hidden: 48,
-        blocks: 2,
-        lookahead: true,
-        body: Body::Mlp,
-        span: None,
-    };
+    let config = mlp(8, 48, 2, true, None);
     let vs = nn::VarStore::new(Device::Cpu);
     let net = scrambled(&vs, config, 3);
     let mut warm = Inference::of(&net).unwrap();
@@ -180,14 +166,7 @@ fn its_kept_buffers_change_nothing() {
 #[test]
 fn it_is_a_snapshot_of_the_weights_as_they_were() {
     let rules = Rules::preset("en-dodoi-6").unwrap();
-    let config = NetConfig {
-        holes: 6,
-        hidden: 16,
-        blocks: 1,
-        lookahead: true,
-        body: Body::Mlp,
-        span: None,
-    };
+    let config = mlp(6, 16, 1, true, None);
     let vs = nn::VarStore::new(Device::Cpu);
     let mut net = scrambled(&vs, config, 5);
     let mut before = Inference::of(&net).unwrap();

@@ -3,27 +3,15 @@
 //! pass agreeing with one-by-one ones; the ring body gives each hole its own features.
 #![cfg(feature = "torch")]
 
+mod common;
+
+use common::positions;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::Evaluator;
 use sowing_agents::az::network::{Body, NetConfig, PolicyValueNet, encode_input};
-use sowing_env::{PRESETS, Rules, State, random_action};
+use sowing_env::{PRESETS, Rules};
 use tch::{Device, Kind, Tensor, nn};
-
-/// Positions from random games of `rules`, none of them over, some with illegal actions.
-fn positions(rules: &Rules, count: usize, seed: u64) -> Vec<State> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = Vec::new();
-    while out.len() < count {
-        let mut s = State::initial(rules);
-        while !s.is_over() && out.len() < count {
-            out.push(s);
-            let a = random_action(&s, &mut rng).expect("a game not over has a move");
-            s = s.play(a).expect("random actions are legal");
-        }
-    }
-    out
-}
 
 fn net_for(rules: &Rules, lookahead: bool, body: Body) -> (nn::VarStore, PolicyValueNet) {
     let vs = nn::VarStore::new(Device::Cpu);

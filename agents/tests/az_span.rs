@@ -5,10 +5,11 @@
 //! another and play it; a span that cannot serve is refused, saying why.
 #![cfg(feature = "torch")]
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+mod common;
+
+use common::positions;
 use sowing_agents::az::network::{Body, NetConfig, PolicyValueNet, encode_input};
-use sowing_env::{MAX_HOLES, PRESETS, Rules, State, random_action};
+use sowing_env::{MAX_HOLES, PRESETS, Rules, State};
 use tch::{Device, Kind, Tensor, nn};
 
 fn config(holes: usize, lookahead: bool, span: Option<usize>) -> NetConfig {
@@ -20,20 +21,6 @@ fn config(holes: usize, lookahead: bool, span: Option<usize>) -> NetConfig {
         body: Body::Mlp,
         span,
     }
-}
-
-/// Positions of random games of `rules`, none over.
-fn positions(rules: &Rules, count: usize) -> Vec<State> {
-    let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let mut out = Vec::new();
-    while out.len() < count {
-        let mut s = State::initial(rules);
-        while !s.is_over() && out.len() < count {
-            out.push(s);
-            s = s.play(random_action(&s, &mut rng).unwrap()).unwrap();
-        }
-    }
-    out
 }
 
 fn inputs(states: &[State], lookahead: bool) -> Tensor {
@@ -81,7 +68,7 @@ fn the_spread_input_lays_each_block_out_for_the_span() {
 #[test]
 fn holes_past_the_board_never_reach_the_output_and_the_board_size_does() {
     let rules = Rules::preset("en-dodoi-6").unwrap();
-    let states = positions(&rules, 60);
+    let states = positions(&rules, 60, 3);
     let x = inputs(&states, true);
     let vs = nn::VarStore::new(Device::Cpu);
     let net = PolicyValueNet::seeded(&vs.root(), config(6, true, Some(10)), 2);
@@ -119,7 +106,7 @@ fn one_set_of_weights_plays_every_board_up_to_the_span() {
         let net = PolicyValueNet::new(&vs.root(), config(rules.holes(), true, Some(10)));
         vs.copy(&vs6)
             .expect("the weights of one board fit another's");
-        let states = positions(&rules, 30);
+        let states = positions(&rules, 30, 3);
         let (logits, value) = tch::no_grad(|| net.forward(&inputs(&states, true)));
         let n = rules.holes();
         assert_eq!(logits.size(), [30, n as i64]);

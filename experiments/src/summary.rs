@@ -173,22 +173,8 @@ mod tests {
 
     fn at_speed(positions_per_sec: f64) -> IterationMetrics {
         IterationMetrics {
-            iteration: 1,
-            seconds: 30.0,
-            games: 6,
-            positions: 200,
             positions_per_sec,
-            south_win_rate: 0.5,
-            buffer: 200,
-            steps: 20,
-            policy_loss: 1.0,
-            value_loss: 0.2,
-            reanalysed: 0,
-            eval: Vec::new(),
-            elo: None,
-            elo_interval: None,
-            accuracy: None,
-            policy_accuracy: None,
+            ..crate::train::tests::metrics(1, false, false)
         }
     }
 

@@ -269,7 +269,7 @@ impl PolicyValueNet {
 
     /// Whether it plays boards of `holes` holes per row: its own, or any up to its span.
     pub fn plays(&self, holes: usize) -> bool {
-        holes == self.config.holes || self.config.span.is_some_and(|span| holes <= span)
+        self.config.plays(holes)
     }
 
     /// Its shape.

@@ -57,6 +57,11 @@ impl NetConfig {
         input_len(self.holes, self.lookahead)
     }
 
+    /// Whether it plays boards of `holes` holes per row: its own, or any up to its span.
+    pub fn plays(&self, holes: usize) -> bool {
+        holes == self.holes || self.span.is_some_and(|span| holes <= span)
+    }
+
     /// Holes per row its layers are laid out for: `span`, or the board's own.
     pub fn width(&self) -> usize {
         self.span.unwrap_or(self.holes)
