@@ -3,7 +3,8 @@
 //! the look-ahead input and a span, through every layer (weights drawn at random, the norms'
 //! gains and biases too, so that none is left at its identity); its buffers kept from call to
 //! call change nothing; it is a snapshot that later training does not touch; a ring body has
-//! none.
+//! none. `Playing`, through which everything plays a network, takes it for an MLP and libtorch
+//! for a ring body, and either way plays a copy that later training does not touch.
 #![cfg(feature = "torch")]
 
 mod common;
@@ -11,7 +12,7 @@ mod common;
 use common::positions;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::az::{Body, Inference, NetConfig, PolicyValueNet};
+use sowing_agents::az::{Body, Inference, NetConfig, Playing, PolicyValueNet};
 use sowing_agents::{Evaluation, Evaluator};
 use sowing_env::{MAX_HOLES, Rules, State};
 use tch::{Device, Tensor, nn};
@@ -208,4 +209,59 @@ fn a_ring_body_has_none() {
     let vs = nn::VarStore::new(Device::Cpu);
     let net = PolicyValueNet::seeded(&vs.root(), config, 0);
     assert!(Inference::of(&net).is_none());
+}
+
+#[test]
+fn playing_takes_the_fast_pass_for_an_mlp_and_libtorch_for_a_ring() {
+    let rules = Rules::preset("en-dodoi-7").unwrap();
+    let states = positions(&rules, 40, 8);
+    for body in [Body::Mlp, Body::Ring] {
+        let config = NetConfig {
+            body,
+            ..mlp(7, 16, 1, true, None)
+        };
+        let vs = nn::VarStore::new(Device::Cpu);
+        let net = scrambled(&vs, config, 9);
+        let mut want = vec![zero(); states.len()];
+        net.evaluate_states(&states, &mut want);
+        let mut copy = Playing::copy(&vs, &net);
+        assert_eq!(copy.is_fast(), body == Body::Mlp, "{body:?}");
+        assert_eq!(copy.config(), config);
+        assert!(copy.plays(7) && !copy.plays(8));
+        let mut got = vec![zero(); states.len()];
+        copy.evaluate_states(&states, &mut got);
+        let limit = if body == Body::Mlp { 2e-5 } else { 0.0 };
+        assert!(gap(&want, &got) <= limit, "{body:?}: {}", gap(&want, &got));
+        // Its batches are those of the Evaluator the searches call.
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let mut batched = vec![zero(); states.len()];
+        copy.evaluate_batch(&states, &mut rng, &mut batched);
+        assert_eq!(got, batched);
+        // Training moves the network's weights; the copy plays on as it was.
+        tch::no_grad(|| {
+            for (_, mut v) in vs.variables() {
+                let moved = &v * 1.5 + 0.05;
+                v.copy_(&moved);
+            }
+        });
+        let mut still = vec![zero(); states.len()];
+        copy.evaluate_states(&states, &mut still);
+        assert_eq!(got, still, "{body:?}: the copy follows the training");
+        let mut moved = vec![zero(); states.len()];
+        net.evaluate_states(&states, &mut moved);
+        assert!(
+            gap(&moved, &got) > 1e-3,
+            "{body:?}: the weights did not move"
+        );
+        // A loaded network plays as its copy would.
+        let mut loaded = Playing::loaded(net, vs);
+        assert_eq!(loaded.is_fast(), body == Body::Mlp);
+        let mut now = vec![zero(); states.len()];
+        loaded.evaluate_states(&states, &mut now);
+        assert!(
+            gap(&moved, &now) <= limit,
+            "{body:?}: {}",
+            gap(&moved, &now)
+        );
+    }
 }

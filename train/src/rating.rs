@@ -8,9 +8,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sowing_agents::AgentSpec;
-use sowing_agents::Evaluator;
-use sowing_agents::az::Inference;
-use sowing_agents::az::network::PolicyValueNet;
+use sowing_agents::az::Playing;
 use sowing_agents::az::puct::{BatchSearch, PuctConfig, SearchSpec, Trees, with_evaluator};
 use sowing_env::{Rules, State};
 use sowing_eval::accuracy::{self, Accuracy, Trial};
@@ -95,7 +93,7 @@ pub struct MatchSetup {
 /// without noise, and plays the most visited move. Game `g` keeps its tree from move to move, as
 /// the agent `az:` does.
 struct Network<'a> {
-    net: &'a mut dyn Evaluator,
+    net: &'a mut Playing,
     config: PuctConfig,
     search: BatchSearch,
     eval_rng: ChaCha8Rng,
@@ -126,17 +124,13 @@ impl BatchPlayer for Network<'_> {
 /// Play the match `setup` between the network (searching as `config` says, without noise) and
 /// the opponent. `progress` hears the number of games finished.
 pub fn play_network_matches(
-    net: &mut PolicyValueNet,
+    net: &mut Playing,
     config: &PuctConfig,
     setup: &MatchSetup,
     progress: &mut dyn FnMut(u32),
 ) -> Result<MatchResult, MatchError> {
-    let mut fast = Inference::of(net);
     let mut network = Network {
-        net: match fast.as_mut() {
-            Some(fast) => fast,
-            None => net,
-        },
+        net,
         config: config.without_noise(),
         search: BatchSearch::new(),
         eval_rng: ChaCha8Rng::seed_from_u64(setup.seed),
@@ -176,19 +170,15 @@ pub fn play_network_matches(
 /// `rules`): each position searched in a tree of its own, [`accuracy::BATCH`] of them together,
 /// on streams of `seed`. `progress` hears the number of positions done.
 pub fn network_accuracy(
-    net: &mut PolicyValueNet,
+    net: &mut Playing,
     config: &PuctConfig,
     rules: &Rules,
     positions: &[ExactPosition],
     seed: u64,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Accuracy, MatchError> {
-    let mut fast = Inference::of(net);
     let mut network = Network {
-        net: match fast.as_mut() {
-            Some(fast) => fast,
-            None => net,
-        },
+        net,
         config: config.without_noise(),
         search: BatchSearch::new(),
         eval_rng: ChaCha8Rng::seed_from_u64(seed),

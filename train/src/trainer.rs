@@ -822,13 +822,18 @@ impl Trainer {
         (played, learnt)
     }
 
+    /// The network as it is now, to play with (without libtorch where it can: an MLP on the
+    /// CPU); later training does not reach it.
+    fn playing(&self) -> Playing {
+        Playing::copy(&self.vs, &self.net)
+    }
+
     /// One evaluator per self-play worker, each with its own copy of the network (and the
     /// table, if any, in front of it).
     fn evaluators(&self, workers: u32, iteration: u32) -> Vec<impl LeafValues + use<>> {
         let mut evaluators = Vec::new();
         for _ in 0..workers {
-            // The network as it is now, without libtorch where it can (an MLP on the CPU).
-            let mut net = Playing::copy(&self.vs, &self.net);
+            let mut net = self.playing();
             // The network draws nothing from the stream; it is there for the trait.
             let mut eval_rng = stream(self.args.seed, SELF_PLAY, iteration, u32::MAX);
             let table = self.table.clone();
@@ -1027,7 +1032,7 @@ impl Trainer {
                 opening: self.args.eval_opening,
             };
             let result =
-                rating::play_network_matches(&mut self.net, &config, &setup, &mut |done| {
+                rating::play_network_matches(&mut self.playing(), &config, &setup, &mut |done| {
                     progress(Progress::Evaluation(done_before + done, total))
                 })
                 .map_err(|e| TrainError::Args(e.to_string()))?;
@@ -1060,7 +1065,7 @@ impl Trainer {
         progress(Progress::Accuracy(0, total));
         let seed = seed_from(stream(self.args.seed, ACCURACY, 0, 0));
         let measured = rating::network_accuracy(
-            &mut self.net,
+            &mut self.playing(),
             &self.args.puct(simulations),
             &self.rules,
             &set.positions,

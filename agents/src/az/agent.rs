@@ -21,8 +21,8 @@
 //! seeds, while another move still held.
 
 use crate::agent::Agent;
-use crate::az::checkpoint::{CheckpointError, LoadedNet, MAX_SIMULATIONS, load_checkpoint};
-use crate::az::inference::Inference;
+use crate::az::checkpoint::{CheckpointError, MAX_SIMULATIONS, PlayMeta};
+use crate::az::inference::Playing;
 use crate::az::puct::{
     BatchSearch, EXPLAINED_PLIES, Explained, PuctConfig, SearchSpec, Trees, with_evaluator,
 };
@@ -45,7 +45,9 @@ pub use crate::spec::TIMED_LEAVES;
 #[derive(Debug)]
 pub struct AzAgent {
     name: String,
-    loaded: LoadedNet,
+    /// The network, and what its checkpoint says of it.
+    net: Playing,
+    meta: PlayMeta,
     /// The search of a move; its time, when the budget is a time, covers the whole move (then
     /// `spec.puct.simulations` is the cap).
     spec: SearchSpec,
@@ -56,25 +58,14 @@ pub struct AzAgent {
     solver: Solver,
     solver_nodes: u64,
     perfect: Option<PerfectPlay>,
-    /// The network's forward pass without libtorch, where it has one (an MLP on the CPU).
-    fast: Option<Inference>,
-}
-
-/// The network of checkpoint `path`, loaded to play a game (the az agent's, a hybrid
-/// alpha-beta's): libtorch on one thread, since a move's forward passes are of a few positions,
-/// whose worker threads would only spin, and agents already play on a thread each in the arena.
-pub(crate) fn load_to_play(path: &Path) -> Result<LoadedNet, CheckpointError> {
-    let loaded = load_checkpoint(path)?;
-    tch::set_num_threads(1);
-    Ok(loaded)
 }
 
 impl AzAgent {
     /// The agent of checkpoint `path`, searching with `budget` per move: a count of simulations
     /// or a time (default: the simulations the run trained with).
     pub fn load(path: &Path, budget: Option<Budget>) -> Result<AzAgent, CheckpointError> {
-        let loaded = load_to_play(path)?;
-        let args = &loaded.meta.args;
+        let (net, meta) = Playing::load(path)?;
+        let args = &meta.args;
         let budget = budget.unwrap_or(Budget::Count(args.simulations));
         let (simulations, time) = match budget {
             Budget::Count(n) => (n, None),
@@ -89,8 +80,8 @@ impl AzAgent {
         };
         Ok(AzAgent {
             name: format!("az:{}:{}", path.display(), budget.spec()),
-            fast: Inference::of(&loaded.net),
-            loaded,
+            net,
+            meta,
             spec: SearchSpec {
                 time,
                 ..SearchSpec::from(puct)
@@ -157,7 +148,7 @@ impl AzAgent {
     /// The rules the network was trained on; it plays only games with as many holes, or with a
     /// span any board up to it.
     pub fn rules(&self) -> &Rules {
-        &self.loaded.meta.rules
+        &self.meta.rules
     }
 
     /// What the search of the last move found: `None` when no move was chosen yet in this game
@@ -186,9 +177,9 @@ impl Agent for AzAgent {
     }
 
     fn can_play(&self, rules: &Rules) -> Result<(), String> {
-        let trained = self.loaded.meta.rules.holes();
-        if !self.loaded.net.plays(rules.holes()) {
-            let span = match self.loaded.meta.net.span {
+        let trained = self.meta.rules.holes();
+        if !self.net.plays(rules.holes()) {
+            let span = match self.meta.net.span {
                 Some(span) => format!(" (its network spans boards of up to {span})"),
                 None => String::new(),
             };
@@ -227,10 +218,7 @@ impl Agent for AzAgent {
         // The tree is kept from move to move: the part below this position grew while the last
         // move was searched.
         let roots = std::slice::from_ref(state);
-        let net: &mut dyn Evaluator = match self.fast.as_mut() {
-            Some(fast) => fast,
-            None => &mut self.loaded.net,
-        };
+        let net: &mut dyn Evaluator = &mut self.net;
         let mut table_evaluator;
         let evaluator: &mut dyn Evaluator = match self.perfect.as_ref() {
             Some(perfect) => {

@@ -3,7 +3,8 @@
 //! network believes the proof lies. The labels stay exact whatever the network says; only the
 //! positions spent on them change.
 
-use super::checkpoint::{CheckpointError, LoadedNet, load_checkpoint, resolve};
+use super::checkpoint::{CheckpointError, resolve};
+use super::inference::Playing;
 use crate::evaluator::Evaluation;
 use sowing_env::{MAX_HOLES, Rules, State};
 use sowing_exact::value::{Guide, Lean};
@@ -12,32 +13,36 @@ use std::path::Path;
 /// A checkpoint's network judging positions of its own rules.
 #[derive(Debug)]
 pub struct NetworkGuide {
-    loaded: LoadedNet,
+    net: Playing,
     evaluations: Vec<Evaluation>,
 }
 
 impl NetworkGuide {
     /// The network of the checkpoint at `path` (a run directory or a checkpoint folder), which
-    /// must have been trained on `rules`: refused, naming both, otherwise.
+    /// must have been trained on `rules`: refused, naming both, otherwise. It plays as the `az:`
+    /// agent does (without libtorch where it can), one small batch per expansion on the
+    /// searching thread.
     pub fn load(path: &Path, rules: &Rules) -> Result<NetworkGuide, CheckpointError> {
-        let loaded = load_checkpoint(path)?;
-        if loaded.meta.rules != *rules {
+        let (net, meta) = Playing::load(path)?;
+        if meta.rules != *rules {
             return Err(CheckpointError::Mismatch(
                 resolve(path)?,
                 format!(
                     "its network was trained on {}, the search is of {}",
-                    loaded.meta.rules.summary(),
+                    meta.rules.summary(),
                     rules.summary()
                 ),
             ));
         }
-        // One small batch per expansion, on the searching thread: libtorch's own threads
-        // would only spin beside the search's.
-        tch::set_num_threads(1);
         Ok(NetworkGuide {
-            loaded,
+            net,
             evaluations: Vec::new(),
         })
+    }
+
+    /// Whether it plays without libtorch (see [`Playing`]).
+    pub fn is_fast(&self) -> bool {
+        self.net.is_fast()
     }
 }
 
@@ -50,8 +55,7 @@ impl Guide for NetworkGuide {
                 value: 0.0,
             },
         );
-        self.loaded
-            .net
+        self.net
             .evaluate_states(states, &mut self.evaluations[..states.len()]);
         for (e, slot) in self.evaluations.iter().zip(out.iter_mut()) {
             *slot = Lean {

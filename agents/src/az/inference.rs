@@ -10,6 +10,7 @@
 //! network before). It computes what [`PolicyValueNet::forward`] does, the ring body aside
 //! (which stays with libtorch): `tests/az_inference.rs` holds the two to within float rounding.
 
+use crate::az::checkpoint::{CheckpointError, LoadedNet, PlayMeta, load_checkpoint};
 use crate::az::network::{MlpLayers, PolicyValueNet};
 use crate::az::shape::NetConfig;
 use crate::evaluator::{Evaluation, Evaluator};
@@ -18,6 +19,7 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2};
 use rand_chacha::ChaCha8Rng;
 use sowing_env::State;
+use std::path::Path;
 use tch::{Device, Kind, Tensor, nn};
 
 /// A linear layer. `weight_t` is the transpose of libtorch's `[out, in]` weight, `[in, out]`
@@ -355,7 +357,9 @@ fn spread_row(row: &[f32], n: usize, span: usize, lookahead: bool, out: &mut [f3
 }
 
 /// A network to play with: its [`Inference`] where it has one, else the libtorch network (with
-/// the variables it was copied into, if it is a copy).
+/// its variables, where it owns them). Everything that plays a network goes through this (the
+/// `az:` agent, a hybrid's leaves, the proof search's guide, self-play and the trainer's
+/// matches and accuracy), so which forward pass plays is decided here only.
 #[derive(Debug)]
 pub enum Playing {
     /// The forward pass without libtorch.
@@ -373,6 +377,29 @@ impl Playing {
         }
     }
 
+    /// A loaded checkpoint's network, to play with (its variables kept with it where libtorch
+    /// plays it).
+    pub fn loaded(net: PolicyValueNet, vs: nn::VarStore) -> Playing {
+        match Inference::of(&net) {
+            Some(fast) => Playing::Fast(fast),
+            None => Playing::Torch(net, Some(vs)),
+        }
+    }
+
+    /// The network of checkpoint `path` (a run directory or a checkpoint folder), loaded to play
+    /// (the `az:` agent's, a hybrid alpha-beta's, the proof search's guide), with the
+    /// checkpoint's metadata. Where libtorch plays it (a ring body, a GPU), on one thread: a
+    /// move's forward passes are of a few positions, whose worker threads would only spin, and
+    /// players already run on a thread each.
+    pub fn load(path: &Path) -> Result<(Playing, PlayMeta), CheckpointError> {
+        let LoadedNet { net, vs, meta } = load_checkpoint(path)?;
+        let net = Playing::loaded(net, vs);
+        if !net.is_fast() {
+            tch::set_num_threads(1);
+        }
+        Ok((net, meta))
+    }
+
     /// A copy of `net` (whose variables are `vs`) as it is now, for a worker of its own: later
     /// training does not reach it.
     pub fn copy(vs: &nn::VarStore, net: &PolicyValueNet) -> Playing {
@@ -385,6 +412,32 @@ impl Playing {
             .expect("a network copies into one of its own shape");
         Playing::Torch(copy, Some(own))
     }
+
+    /// Its shape.
+    pub fn config(&self) -> NetConfig {
+        match self {
+            Playing::Fast(fast) => fast.config(),
+            Playing::Torch(net, _) => net.config(),
+        }
+    }
+
+    /// Whether it plays boards of `holes` holes per row: its own, or any up to its span.
+    pub fn plays(&self, holes: usize) -> bool {
+        self.config().plays(holes)
+    }
+
+    /// Whether it plays without libtorch (see [`Inference`]).
+    pub fn is_fast(&self) -> bool {
+        matches!(self, Playing::Fast(_))
+    }
+
+    /// Evaluate many states of one board that it [`plays`](Playing::plays) in one forward pass.
+    pub fn evaluate_states(&mut self, states: &[State], out: &mut [Evaluation]) {
+        match self {
+            Playing::Fast(fast) => fast.evaluate_states(states, out),
+            Playing::Torch(net, _) => net.evaluate_states(states, out),
+        }
+    }
 }
 
 impl Evaluator for Playing {
@@ -395,11 +448,8 @@ impl Evaluator for Playing {
         }
     }
 
-    fn evaluate_batch(&mut self, states: &[State], rng: &mut ChaCha8Rng, out: &mut [Evaluation]) {
-        match self {
-            Playing::Fast(fast) => fast.evaluate_batch(states, rng, out),
-            Playing::Torch(net, _) => net.evaluate_batch(states, rng, out),
-        }
+    fn evaluate_batch(&mut self, states: &[State], _rng: &mut ChaCha8Rng, out: &mut [Evaluation]) {
+        self.evaluate_states(states, out);
     }
 }
 

@@ -3,7 +3,8 @@
 //!
 //! - [`shape`]: the network's shape, as checkpoints record it (always built).
 //! - [`network`]: the policy-value network, one definition for every board size.
-//! - [`inference`]: its MLP's forward pass without libtorch, for play (a snapshot of the weights).
+//! - [`inference`]: its MLP's forward pass without libtorch, for play (a snapshot of the weights),
+//!   and [`Playing`], through which everything that plays a network loads and evaluates it.
 //! - [`puct`]: PUCT search with any [`Evaluator`](crate::Evaluator), many positions batched, and
 //!   self-play (outside this feature: the Python binding searches with it too).
 //! - [`checkpoint`]: the on-disk layout of a training run, written atomically and checked when

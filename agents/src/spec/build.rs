@@ -83,12 +83,11 @@ fn network_leaves(
     spec: &AgentSpec,
     path: &Path,
 ) -> Result<crate::hybrid::NetworkLeaves, SpecError> {
-    let loaded = crate::az::agent::load_to_play(path)
+    let (net, meta) = crate::az::inference::Playing::load(path)
         .map_err(|e| SpecError::new(&spec.to_string(), format!("net={}: {e}", path.display())))?;
-    let holes = loaded.meta.rules.holes();
     Ok(crate::hybrid::NetworkLeaves::new(
-        Box::new(crate::az::inference::Playing::new(loaded.net)),
-        holes,
+        Box::new(net),
+        meta.rules.holes(),
     ))
 }
 
