@@ -2,21 +2,48 @@
 //! set with `LO..=HI` seeds on the board, settled within `NODES` positions each (default 2
 //! million) with the table `TB` at the leaves, unguided (depth -1) and guided by the network of
 //! `RUN` to each depth of `DEPTHS`; per depth the positions settled, positions made, leaves
-//! judged and seconds, per position. Figures in docs/exact.md.
+//! judged and seconds, per position. The guide plays the network as `sowing` does
+//! ([`NetworkGuide`], without libtorch for an MLP); with `TORCH=1` each depth is searched again
+//! with the same network through libtorch, as the guide did before 7 December 2026, so that the
+//! two forward passes' costs compare on one machine. Figures in docs/exact.md.
 //!
 //! ```sh
 //! git show a8f531e:data/positions/en-dodoi-8.jsonl > en-dodoi-8-a8f531e.jsonl
 //! SET=en-dodoi-8-a8f531e.jsonl TB=en-dodoi-8-16.tb LO=30 HI=38 N=12 \
-//!     RUN=runs/guide-en-dodoi-8 DEPTHS=-1,6,12 \
+//!     RUN=runs/guide-en-dodoi-8 DEPTHS=-1,6,12 TORCH=1 \
 //!     cargo run --release -p sowing-train --features torch --example guided_search
 //! ```
-use sowing_agents::az::NetworkGuide;
+use sowing_agents::Evaluation;
+use sowing_agents::az::{LoadedNet, NetworkGuide, load_checkpoint};
+use sowing_env::{MAX_HOLES, State};
 use sowing_exact::ResultSearch;
 use sowing_exact::positions::PositionSet;
 use sowing_exact::tablebase::Tablebase;
-use sowing_exact::value::Guidance;
+use sowing_exact::value::{Guidance, Guide, Lean};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// The network judged through libtorch, one thread, as the guide did before it played through
+/// `az::Playing`.
+struct TorchGuide(LoadedNet);
+
+impl Guide for TorchGuide {
+    fn lean(&mut self, states: &[State], out: &mut [Lean]) {
+        let blank = Evaluation {
+            priors: [0.0; MAX_HOLES],
+            value: 0.0,
+        };
+        let mut evaluations = vec![blank; states.len()];
+        self.0.net.evaluate_states(states, &mut evaluations);
+        for (e, slot) in evaluations.iter().zip(out.iter_mut()) {
+            *slot = Lean {
+                value: e.value,
+                priors: e.priors,
+            };
+        }
+    }
+}
 
 fn var(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("set {name} (see the file's opening lines)"))
@@ -40,33 +67,48 @@ fn main() {
         .take(n)
         .collect();
     let run = std::env::var("RUN").ok();
+    let torch = std::env::var("TORCH").is_ok_and(|v| v == "1");
     for depth in var("DEPTHS").split(',') {
         let depth: i64 = depth.parse().unwrap();
-        let mut search = ResultSearch::new(22).with_tablebase(Arc::clone(&table));
-        if depth >= 0 {
-            let g = NetworkGuide::load(std::path::Path::new(run.as_ref().unwrap()), set.rules())
-                .unwrap();
-            search = search.with_guide(
-                Box::new(g),
-                Guidance {
-                    depth: depth as u32,
-                },
+        let passes: &[&str] = match (depth >= 0, torch) {
+            (false, _) => &["none"],
+            (true, false) => &["fast"],
+            (true, true) => &["fast", "libtorch"],
+        };
+        for &pass in passes {
+            let mut search = ResultSearch::new(22).with_tablebase(Arc::clone(&table));
+            if depth >= 0 {
+                let path = Path::new(run.as_ref().expect("set RUN for a guided depth"));
+                let guide: Box<dyn Guide> = if pass == "fast" {
+                    let g = NetworkGuide::load(path, set.rules()).unwrap();
+                    assert!(g.is_fast(), "an MLP network plays without libtorch");
+                    Box::new(g)
+                } else {
+                    tch::set_num_threads(1);
+                    Box::new(TorchGuide(load_checkpoint(path).unwrap()))
+                };
+                search = search.with_guide(
+                    guide,
+                    Guidance {
+                        depth: depth as u32,
+                    },
+                );
+            }
+            let (mut settled, mut nodes, mut judged) = (0, 0u64, 0u64);
+            let t = Instant::now();
+            for s in &states {
+                search.clear();
+                settled += usize::from(search.result(s, budget).is_some());
+                nodes += search.nodes();
+                judged += search.judged();
+            }
+            println!(
+                "depth {depth:>3} ({pass}): {settled}/{} settled, {:.0} nodes/position, {:.0} judged/position, {:.2} s/position",
+                states.len(),
+                nodes as f64 / states.len() as f64,
+                judged as f64 / states.len() as f64,
+                t.elapsed().as_secs_f64() / states.len() as f64
             );
         }
-        let (mut settled, mut nodes, mut judged) = (0, 0u64, 0u64);
-        let t = Instant::now();
-        for s in &states {
-            search.clear();
-            settled += usize::from(search.result(s, budget).is_some());
-            nodes += search.nodes();
-            judged += search.judged();
-        }
-        println!(
-            "depth {depth:>3}: {settled}/{} settled, {:.0} nodes/position, {:.0} judged/position, {:.2} s/position",
-            states.len(),
-            nodes as f64 / states.len() as f64,
-            judged as f64 / states.len() as f64,
-            t.elapsed().as_secs_f64() / states.len() as f64
-        );
     }
 }
