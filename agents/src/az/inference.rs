@@ -356,8 +356,8 @@ fn spread_row(row: &[f32], n: usize, span: usize, lookahead: bool, out: &mut [f3
     out[size + n - 1] = 1.0;
 }
 
-/// A network to play with: its [`Inference`] where it has one, else the libtorch network (with
-/// its variables, where it owns them). Everything that plays a network goes through this (the
+/// A network to play with: its [`Inference`] where it has one, else the libtorch network with
+/// its own variables. Everything that plays a network goes through this (the
 /// `az:` agent, a hybrid's leaves, the proof search's guide, self-play and the trainer's
 /// matches and accuracy), so which forward pass plays is decided here only.
 #[derive(Debug)]
@@ -365,24 +365,15 @@ pub enum Playing {
     /// The forward pass without libtorch.
     Fast(Inference),
     /// A ring body's, or a network's on a GPU.
-    Torch(PolicyValueNet, Option<nn::VarStore>),
+    Torch(PolicyValueNet, nn::VarStore),
 }
 
 impl Playing {
-    /// The network `net`, to play with.
-    pub fn new(net: PolicyValueNet) -> Playing {
-        match Inference::of(&net) {
-            Some(fast) => Playing::Fast(fast),
-            None => Playing::Torch(net, None),
-        }
-    }
-
-    /// A loaded checkpoint's network, to play with (its variables kept with it where libtorch
-    /// plays it).
+    /// A loaded checkpoint's network (whose variables are `vs`), to play with.
     pub fn loaded(net: PolicyValueNet, vs: nn::VarStore) -> Playing {
         match Inference::of(&net) {
             Some(fast) => Playing::Fast(fast),
-            None => Playing::Torch(net, Some(vs)),
+            None => Playing::Torch(net, vs),
         }
     }
 
@@ -410,7 +401,7 @@ impl Playing {
         let copy = PolicyValueNet::new(&own.root(), net.config());
         own.copy(vs)
             .expect("a network copies into one of its own shape");
-        Playing::Torch(copy, Some(own))
+        Playing::Torch(copy, own)
     }
 
     /// Its shape.
