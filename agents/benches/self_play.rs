@@ -64,6 +64,7 @@ fn round(
         temperature_plies: 12,
         opening_plies: 4,
         value_mix: 0.5,
+        margin_weight: 0.0,
         lookahead: true,
         playout_cap: None,
     };

@@ -174,6 +174,7 @@ fn config(simulations: u32) -> SelfPlayConfig {
         temperature_plies: 8,
         opening_plies: 4,
         value_mix: 0.0,
+        margin_weight: 0.0,
         lookahead: true,
         playout_cap: None,
     }
@@ -717,4 +718,64 @@ fn reanalysis_gives_each_position_its_own_targets_whatever_the_workers() {
         .0
     };
     assert_ne!(deeper, one);
+}
+
+/// A margin weight teaches the margin beside the result: the same games (the weight changes no
+/// move), each position's value `(1 - w) * result + w * margin / seeds` with a whole margin of
+/// the result's sign, 0 for a draw; and `game_result` of a finished game is that, opposite for
+/// the two players.
+#[test]
+fn a_margin_weight_teaches_the_margin_beside_the_result() {
+    let games: Vec<u32> = (0..6).collect();
+    let w = 0.25f32;
+    let plain = play_with(&config(16), &games, 3, 21);
+    let weighted = play_with(
+        &SelfPlayConfig {
+            margin_weight: w,
+            ..config(16)
+        },
+        &games,
+        3,
+        21,
+    );
+    let seeds = rules().total_seeds() as f32;
+    assert_eq!(plain.samples.len(), weighted.samples.len());
+    let mut margins = std::collections::BTreeSet::new();
+    for (p, m) in plain.samples.iter().zip(&weighted.samples) {
+        assert_eq!(
+            (p.state, p.result, p.policy.clone()),
+            (m.state, m.result, m.policy.clone())
+        );
+        // value_mix 0: the plain value is the result, the weighted one the result with its margin.
+        assert_eq!(p.value, p.result);
+        let margin = (m.value - (1.0 - w) * m.result) * seeds / w;
+        assert!((margin - margin.round()).abs() < 1e-3, "{margin}");
+        let margin = margin.round() as i32;
+        assert_eq!(margin.signum() as f32, m.result, "{margin} {}", m.result);
+        margins.insert(margin.abs());
+    }
+    assert!(
+        margins.len() > 2,
+        "the margins differ between games: {margins:?}"
+    );
+
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for _ in 0..20 {
+        let mut s = State::initial(&rules());
+        while !s.is_over() {
+            let actions: Vec<usize> = s.legal_actions().collect();
+            s = s.play_unchecked(actions[rng.random_range(0..actions.len())]);
+        }
+        let south = self_play::game_result(&s, Player::South, w);
+        let north = self_play::game_result(&s, Player::North, w);
+        let margin = f32::from(s.captured(Player::South)) - f32::from(s.captured(Player::North));
+        let reward = s.outcome().reward(Player::South);
+        if s.outcome().is_terminated() {
+            assert_eq!(south, (1.0 - w) * reward + w * margin / seeds);
+        } else {
+            assert_eq!(south, 0.0);
+        }
+        assert_eq!(north, -south);
+        assert_eq!(self_play::game_result(&s, Player::South, 0.0), reward);
+    }
 }

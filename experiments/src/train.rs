@@ -135,6 +135,10 @@ pub struct TrainArgs {
     /// Value target = (1 - m) * game result + m * root search value, for each position.
     #[arg(long)]
     pub value_mix: Option<f32>,
+    /// How much of the game result is its margin: (1 - w) * (+1, 0 or -1) + w * the mover's
+    /// captures less the opponent's, over the seeds in play (below 1; not with --reanalyse).
+    #[arg(long)]
+    pub margin_weight: Option<f32>,
     /// Positions the replay buffer holds.
     #[arg(long)]
     pub replay_capacity: Option<usize>,

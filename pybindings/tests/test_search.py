@@ -384,6 +384,22 @@ def test_value_targets_mix_the_result_and_the_search():
     assert len(set(np.unique(mixed.value)) - {-1.0, 0.0, 1.0}) > 0
 
 
+def test_a_margin_weight_puts_the_margin_in_the_result():
+    pure = self_play("en-dodoi-6", linear_numpy, games=6, simulations=8, value_mix=0.0)
+    weighted = self_play(
+        "en-dodoi-6", linear_numpy, games=6, simulations=8, value_mix=0.0, margin_weight=0.25
+    )
+    # The same games (the weight moves nothing), each result with its margin over the 48 seeds.
+    assert np.array_equal(pure.observation, weighted.observation)
+    margin = (weighted.value - 0.75 * pure.value) * 48 / 0.25
+    assert np.allclose(margin, np.round(margin), atol=1e-3)
+    assert np.array_equal(np.sign(np.round(margin)), pure.value)
+    assert len(np.unique(np.abs(np.round(margin)))) > 2
+    for bad in [1.0, -0.1, float("nan")]:
+        with pytest.raises(ValueError, match="margin_weight must be 0 up to"):
+            self_play("en-dodoi-6", linear_numpy, games=1, simulations=8, margin_weight=bad)
+
+
 def test_the_network_agent_plays_in_gymnasium_and_copies():
     agent = NetworkAgent(linear_numpy, "en-dodoi-6", simulations=16, name="linear")
     assert agent.name == "linear" and repr(agent) == 'NetworkAgent("linear")'

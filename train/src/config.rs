@@ -113,6 +113,11 @@ pub struct TrainConfig {
     pub opening_plies: u32,
     /// Value target = (1 - m) * game result + m * root search value, for each position.
     pub value_mix: f32,
+    /// How much of the game result (above) is its margin: (1 - w) * (+1, 0 or -1) + w * the
+    /// mover's captures less the opponent's, over the seeds in play. 0 (the default): the
+    /// result alone; below 1, so that a win still counts above a draw and a loss. Not with
+    /// --reanalyse, whose positions keep their result without the margin.
+    pub margin_weight: f32,
     /// Positions the replay buffer holds.
     pub replay_capacity: usize,
     /// Training batch size.
@@ -195,6 +200,7 @@ impl Default for TrainConfig {
             temperature_plies: 12,
             opening_plies: 4,
             value_mix: 0.5,
+            margin_weight: 0.0,
             replay_capacity: 60_000,
             batch_size: 256,
             sample_reuse: 4.0,
@@ -477,6 +483,18 @@ impl TrainConfig {
         }
         if !(self.value_mix >= 0.0 && self.value_mix <= 1.0) {
             return bad("value-mix", "between 0 and 1");
+        }
+        if !(self.margin_weight >= 0.0 && self.margin_weight < 1.0) {
+            return bad(
+                "margin-weight",
+                "at least 0 and below 1 (0, the default, for none)",
+            );
+        }
+        if self.margin_weight > 0.0 && self.reanalyse > 0.0 {
+            return bad(
+                "margin-weight",
+                "0 with --reanalyse (a reanalysed position keeps its result without the margin)",
+            );
         }
         if !(self.noise_fraction >= 0.0 && self.noise_fraction <= 1.0) {
             return bad("noise-fraction", "between 0 and 1");

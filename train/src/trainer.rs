@@ -971,6 +971,7 @@ impl Trainer {
             temperature_plies: self.args.temperature_plies,
             opening_plies: self.args.opening_plies,
             value_mix: self.args.value_mix,
+            margin_weight: self.args.margin_weight,
             lookahead: self.args.lookahead,
             playout_cap: (self.args.full_fraction < 1.0).then_some(PlayoutCap {
                 full_fraction: self.args.full_fraction,

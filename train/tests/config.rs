@@ -98,7 +98,7 @@ fn validate_refuses_what_cannot_train_naming_the_flag() {
         ..TrainConfig::default()
     };
     assert_eq!(ok.validate(), Ok(()));
-    let cases: [Change; 6] = [
+    let cases: [Change; 9] = [
         (
             |c| c.iterations = None,
             "--iterations or --minutes must be given",
@@ -111,6 +111,21 @@ fn validate_refuses_what_cannot_train_naming_the_flag() {
             "--batch-size must be at least 1 and at most",
         ),
         (|c| c.baselines = "random,nonsense".to_string(), "nonsense"),
+        (
+            |c| c.margin_weight = 1.0,
+            "--margin-weight must be at least 0 and below 1",
+        ),
+        (
+            |c| c.margin_weight = f32::NAN,
+            "--margin-weight must be at least 0 and below 1",
+        ),
+        (
+            |c| {
+                c.margin_weight = 0.3;
+                c.reanalyse = 1.0;
+            },
+            "--margin-weight must be 0 with --reanalyse",
+        ),
     ];
     for (change, want) in cases {
         let mut c = ok.clone();
@@ -142,6 +157,7 @@ fn old_runs_settings_read_as_those_runs_had_them() {
     assert_eq!(config.eval_every, 1);
     assert_eq!(config.reanalyse, 0.0);
     assert_eq!(config.reanalyse_simulations, None);
+    assert_eq!(config.margin_weight, 0.0);
     assert_eq!(config.seed, 3);
     assert_eq!(config.variant.as_deref(), Some("en-dodoi-8"));
     // Today's runs write every setting, so they read back as written.
@@ -177,6 +193,7 @@ fn old_runs_settings_read_as_those_runs_had_them() {
         "keep_last",
         "lookahead",
         "lr",
+        "margin_weight",
         "minutes",
         "net",
         "noise_fraction",

@@ -37,7 +37,8 @@ pub const MAX_OPENING_PLIES: u32 = 100;
 
 /// How self-play searches and chooses its moves. Serialised as the search's fields (see
 /// [`SearchSpec`]) under `search`, and `temperature_plies`, `opening_plies`, `value_mix`,
-/// `lookahead`, `full_fraction` (1: no playout cap) and `fast_simulations` beside it, each
+/// `margin_weight`, `lookahead`, `full_fraction` (1: no playout cap) and `fast_simulations`
+/// beside it, each
 /// optional ([`SelfPlayConfig::default`]), checked when read ([`SelfPlayConfig::validate`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "PlayFields", into = "PlayFields")]
@@ -56,6 +57,12 @@ pub struct SelfPlayConfig {
     pub opening_plies: u32,
     /// Value target = (1 - m) * game result + m * root search value.
     pub value_mix: f32,
+    /// How much of the game's result is its margin: the result for the mover is
+    /// `(1 - w) * (+1, 0 or -1) + w * (their captures - the opponent's) / the seeds in play`
+    /// ([`game_result`]). 0 (the default): the result alone, as the exact labels' "keeps the
+    /// result" scores; above 0 a larger won margin is worth more, as alpha-beta's seed count
+    /// has it. Below 1, so that every win still counts above every draw and loss.
+    pub margin_weight: f32,
     /// Whether the samples' inputs hold the look-ahead features.
     pub lookahead: bool,
     /// KataGo's playout-cap randomisation; `None`: every move searched in full and taught.
@@ -79,6 +86,7 @@ impl Default for SelfPlayConfig {
             temperature_plies: 12,
             opening_plies: 4,
             value_mix: 0.5,
+            margin_weight: 0.0,
             lookahead: true,
             playout_cap: None,
         }
@@ -100,6 +108,12 @@ impl SelfPlayConfig {
             "value_mix",
             self.value_mix,
             "0 to 1",
+        )?;
+        check(
+            (0.0..1.0).contains(&self.margin_weight),
+            "margin_weight",
+            self.margin_weight,
+            "0 up to (not including) 1",
         )?;
         if let Some(cap) = &self.playout_cap {
             check(
@@ -127,6 +141,7 @@ struct PlayFields {
     temperature_plies: u32,
     opening_plies: u32,
     value_mix: f32,
+    margin_weight: f32,
     lookahead: bool,
     full_fraction: f64,
     fast_simulations: u32,
@@ -145,6 +160,7 @@ impl From<SelfPlayConfig> for PlayFields {
             temperature_plies: c.temperature_plies,
             opening_plies: c.opening_plies,
             value_mix: c.value_mix,
+            margin_weight: c.margin_weight,
             lookahead: c.lookahead,
             full_fraction: c.playout_cap.map_or(1.0, |p| p.full_fraction),
             fast_simulations: c.playout_cap.map_or(16, |p| p.fast_simulations),
@@ -167,6 +183,7 @@ impl TryFrom<PlayFields> for SelfPlayConfig {
             temperature_plies: f.temperature_plies,
             opening_plies: f.opening_plies,
             value_mix: f.value_mix,
+            margin_weight: f.margin_weight,
             lookahead: f.lookahead,
             playout_cap: (f.full_fraction < 1.0).then_some(PlayoutCap {
                 full_fraction: f.full_fraction,
@@ -268,6 +285,21 @@ pub(super) fn search_group<X>(
             (r.search, chosen)
         })
         .collect())
+}
+
+/// The result of a finished game for `player`, as self-play teaches it:
+/// `(1 - weight) * reward + weight * margin / seeds`, the reward +1, 0 or -1 and the margin
+/// `player`'s captures less the opponent's, over the seeds in play (0 for a game cut off by the
+/// ply cap). Below a weight of 1 a win is worth more than 0 and a loss less, whatever the
+/// margins.
+pub fn game_result(end: &State, player: Player, weight: f32) -> f32 {
+    let outcome = end.outcome();
+    let reward = outcome.reward(player);
+    if weight == 0.0 || !outcome.is_terminated() {
+        return reward;
+    }
+    let margin = f32::from(end.captured(player)) - f32::from(end.captured(player.opponent()));
+    (1.0 - weight) * reward + weight * margin / end.rules().total_seeds() as f32
 }
 
 /// The value target of a position: `(1 - mix) * result + mix * root_value`, the game's result
@@ -392,10 +424,11 @@ pub fn play_games<X>(
             for (input, policy, root_value, state) in game.positions.drain(..) {
                 let player = state.to_move();
                 let z = outcome.reward(player);
+                let taught = game_result(&game.state, player, config.margin_weight);
                 out.samples.push(Sample {
                     input,
                     policy,
-                    value: value_target(mix, z, root_value),
+                    value: value_target(mix, taught, root_value),
                     player,
                     state,
                     result: z,

@@ -383,7 +383,8 @@ def search_defaults() -> dict[str, Any]:
 
 def self_play_defaults() -> dict[str, Any]:
     """``self_play``'s keywords (the Rust ``SelfPlayConfig``: the search's, root noise on, and
-    temperature_plies, opening_plies, value_mix, lookahead, full_fraction, fast_simulations)
+    temperature_plies, opening_plies, value_mix, margin_weight, lookahead, full_fraction,
+    fast_simulations)
     and their defaults."""
 
 class Search:

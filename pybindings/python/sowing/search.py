@@ -198,7 +198,8 @@ class Samples:
     policy: np.ndarray
     """float32 ``[N, n]``: the search's visit distribution (sums to one)."""
     value: np.ndarray
-    """float32 ``[N]``: ``(1 - value_mix) * result + value_mix * root value``, for the mover."""
+    """float32 ``[N]``: ``(1 - value_mix) * result + value_mix * root value``, for the mover
+    (the result with its margin in it under ``margin_weight``)."""
     player: np.ndarray
     """int64 ``[N]``: the player to move, 0 (South) or 1 (North)."""
     games: int
@@ -249,8 +250,8 @@ def self_play(
     runs, and PyTorch releases it inside its kernels. A Ctrl-C stops every worker.
 
     The other keywords (``simulations``, ``c_puct``, ``dirichlet_alpha``, ``noise_fraction``,
-    ``temperature_plies``, ``opening_plies``, ``value_mix``, ``root``, ``considered``,
-    ``full_fraction``, ``fast_simulations``, ...) are ``self_play_defaults()``'s, those of
+    ``temperature_plies``, ``opening_plies``, ``value_mix``, ``margin_weight``, ``root``,
+    ``considered``, ``full_fraction``, ``fast_simulations``, ...) are ``self_play_defaults()``'s, those of
     ``sowing train``; a keyword left out takes its default there."""
     rules = _rules(variant)
     evaluate, lookahead = _evaluate_arg(evaluate, lookahead, rules.holes)

@@ -214,6 +214,7 @@ class SelfPlayActor:
             temperature_plies=a.temperature_plies,
             opening_plies=a.opening_plies,
             value_mix=a.value_mix,
+            margin_weight=a.margin_weight,
             parallel_games=a.parallel_games,
             lookahead=a.lookahead,
             root=a.root,
