@@ -32,6 +32,16 @@ fn scrambled(vs: &nn::VarStore, config: NetConfig, seed: i64) -> PolicyValueNet 
     net
 }
 
+/// What a training step does, as far as a snapshot can tell: every weight of `vs` moves.
+fn move_every_weight(vs: &nn::VarStore) {
+    tch::no_grad(|| {
+        for (_, mut v) in vs.variables() {
+            let moved = &v * 1.5 + 0.05;
+            v.copy_(&moved);
+        }
+    });
+}
+
 /// An MLP of that shape.
 fn mlp(
     holes: usize,
@@ -175,12 +185,7 @@ fn it_is_a_snapshot_of_the_weights_as_they_were() {
     let mut then = vec![zero(); states.len()];
     before.evaluate_states(&states, &mut then);
     // A training step, as it were: every weight moves.
-    tch::no_grad(|| {
-        for (_, mut v) in vs.variables() {
-            let moved = &v * 1.5 + 0.05;
-            v.copy_(&moved);
-        }
-    });
+    move_every_weight(&vs);
     let mut still = vec![zero(); states.len()];
     before.evaluate_states(&states, &mut still);
     assert_eq!(then, still, "the snapshot does not follow the weights");
@@ -238,12 +243,7 @@ fn playing_takes_the_fast_pass_for_an_mlp_and_libtorch_for_a_ring() {
         copy.evaluate_batch(&states, &mut rng, &mut batched);
         assert_eq!(got, batched);
         // Training moves the network's weights; the copy plays on as it was.
-        tch::no_grad(|| {
-            for (_, mut v) in vs.variables() {
-                let moved = &v * 1.5 + 0.05;
-                v.copy_(&moved);
-            }
-        });
+        move_every_weight(&vs);
         let mut still = vec![zero(); states.len()];
         copy.evaluate_states(&states, &mut still);
         assert_eq!(got, still, "{body:?}: the copy follows the training");

@@ -13,37 +13,14 @@
 //!     RUN=runs/guide-en-dodoi-8 DEPTHS=-1,6,12 TORCH=1 \
 //!     cargo run --release -p sowing-train --features torch --example guided_search
 //! ```
-use sowing_agents::Evaluation;
-use sowing_agents::az::{LoadedNet, NetworkGuide, load_checkpoint};
-use sowing_env::{MAX_HOLES, State};
+use sowing_agents::az::{LoadedNet, NetworkGuide, Playing, load_checkpoint};
 use sowing_exact::ResultSearch;
 use sowing_exact::positions::PositionSet;
 use sowing_exact::tablebase::Tablebase;
-use sowing_exact::value::{Guidance, Guide, Lean};
+use sowing_exact::value::{Guidance, Guide};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// The network judged through libtorch, one thread, as the guide did before it played through
-/// `az::Playing`.
-struct TorchGuide(LoadedNet);
-
-impl Guide for TorchGuide {
-    fn lean(&mut self, states: &[State], out: &mut [Lean]) {
-        let blank = Evaluation {
-            priors: [0.0; MAX_HOLES],
-            value: 0.0,
-        };
-        let mut evaluations = vec![blank; states.len()];
-        self.0.net.evaluate_states(states, &mut evaluations);
-        for (e, slot) in evaluations.iter().zip(out.iter_mut()) {
-            *slot = Lean {
-                value: e.value,
-                priors: e.priors,
-            };
-        }
-    }
-}
 
 fn var(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("set {name} (see the file's opening lines)"))
@@ -84,8 +61,10 @@ fn main() {
                     assert!(g.is_fast(), "an MLP network plays without libtorch");
                     Box::new(g)
                 } else {
+                    // Through libtorch on one thread, as the guide played before 7 December.
                     tch::set_num_threads(1);
-                    Box::new(TorchGuide(load_checkpoint(path).unwrap()))
+                    let LoadedNet { net, vs, .. } = load_checkpoint(path).unwrap();
+                    Box::new(NetworkGuide::new(Playing::Torch(net, vs)))
                 };
                 search = search.with_guide(
                     guide,

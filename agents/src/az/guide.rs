@@ -34,10 +34,15 @@ impl NetworkGuide {
                 ),
             ));
         }
-        Ok(NetworkGuide {
+        Ok(NetworkGuide::new(net))
+    }
+
+    /// `net` as a guide, whatever rules it was trained on (the caller's to check).
+    pub fn new(net: Playing) -> NetworkGuide {
+        NetworkGuide {
             net,
             evaluations: Vec::new(),
-        })
+        }
     }
 
     /// Whether it plays without libtorch (see [`Playing`]).

@@ -421,10 +421,13 @@ pub fn play_games<X>(
                 out.south_wins += 1;
             }
             let mix = config.value_mix;
+            // The game's result as taught, once per player (South's first).
+            let taught_by = [Player::South, Player::North]
+                .map(|p| game_result(&game.state, p, config.margin_weight));
             for (input, policy, root_value, state) in game.positions.drain(..) {
                 let player = state.to_move();
                 let z = outcome.reward(player);
-                let taught = game_result(&game.state, player, config.margin_weight);
+                let taught = taught_by[player.index()];
                 out.samples.push(Sample {
                     input,
                     policy,
