@@ -13,6 +13,7 @@ use serde::Serialize;
 use sowing_env::{Error, GameRecord, Outcome, Player, State};
 use sowing_exact::ResultSearch;
 use sowing_exact::Wdl;
+use sowing_exact::positions::ExactPosition;
 use std::collections::BTreeMap;
 
 /// One move of a reviewed game.
@@ -76,6 +77,19 @@ pub fn review_game(
     search: &mut ResultSearch,
     budget: u64,
 ) -> Result<GameReview, Error> {
+    review_game_labelled(record, opening, search, budget).map(|(review, _)| review)
+}
+
+/// [`review_game`], with the critical positions the game went through (after its opening),
+/// each labelled with every move's result (and margin, where the search's tablebase holds it),
+/// in the order played: the positions where this game could have been given away, for
+/// `sowing accuracy` to measure agents on.
+pub fn review_game_labelled(
+    record: &GameRecord,
+    opening: usize,
+    search: &mut ResultSearch,
+    budget: u64,
+) -> Result<(GameReview, Vec<ExactPosition>), Error> {
     let end = record.replay()?;
     let name = |key: &str, default: &str| {
         record
@@ -86,19 +100,20 @@ pub fn review_game(
     };
     let mut state = State::initial(&record.rules);
     let mut moves = Vec::new();
+    let mut critical_positions = Vec::new();
     let mut opening_result = None;
     for (i, &action) in record.moves.iter().enumerate() {
         if i >= opening {
-            let results = search.move_results(&state, budget);
-            let before = results
+            // The tablebase where it holds the position (results and margins), else the search.
+            let labelled = ExactPosition::label(&state, search, budget);
+            let before = labelled.as_ref().map(|p| p.result);
+            let after = labelled
                 .as_ref()
-                .and_then(|r| r.iter().map(|&(_, w)| w).max());
-            let after = results
+                .and_then(|p| p.moves.iter().find(|m| m.action == action))
+                .map(|m| m.result);
+            let critical = labelled
                 .as_ref()
-                .and_then(|r| r.iter().find(|&&(a, _)| a == action).map(|&(_, w)| w));
-            let critical = results
-                .as_ref()
-                .is_some_and(|r| r.iter().any(|&(_, w)| Some(w) < before));
+                .is_some_and(|p| p.moves.iter().any(|m| m.result < p.result));
             if i == opening {
                 opening_result = before.map(|w| match state.to_move() {
                     Player::South => w,
@@ -113,6 +128,9 @@ pub fn review_game(
                 after,
                 critical,
             });
+            if critical {
+                critical_positions.extend(labelled);
+            }
         }
         state = state.play(action)?;
     }
@@ -121,13 +139,14 @@ pub fn review_game(
         Outcome::Won(Player::North) => Wdl::Loss,
         _ => Wdl::Draw,
     };
-    Ok(GameReview {
+    let review = GameReview {
         south: name("south", "South"),
         north: name("north", "North"),
         opening: opening_result,
         result,
         moves,
-    })
+    };
+    Ok((review, critical_positions))
 }
 
 /// What the reviews of many games say of one agent.

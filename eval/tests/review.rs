@@ -9,7 +9,7 @@ use common::rules;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sowing_env::{GameRecord, Player, Rules, State};
-use sowing_eval::review::{review_game, summarize};
+use sowing_eval::review::{review_game, review_game_labelled, summarize};
 use sowing_exact::{ResultSearch, Wdl};
 
 /// A random game of `rules` from the start, as a record with agent tags.
@@ -142,4 +142,44 @@ fn an_illegal_record_is_an_error() {
     record.moves.push(7);
     let err = review_game(&record, 0, &mut ResultSearch::new(12), 1000).unwrap_err();
     assert!(err.to_string().contains("7"), "{err}");
+}
+
+#[test]
+fn the_labelled_positions_are_the_critical_moves_positions() {
+    // Random games of a small rule set: every position the review calls critical comes back
+    // labelled, in the order played, with the result the review gave it and every legal move;
+    // and an agent's error is a move the labels say gives the result away.
+    let rules = rules(3, 2, |_| {});
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut search = ResultSearch::new(16);
+    let mut total = 0;
+    for _ in 0..60 {
+        let record = random_record(&rules, &mut rng, "a", "b");
+        let (review, positions) = review_game_labelled(&record, 0, &mut search, 1_000_000).unwrap();
+        let critical: Vec<_> = review.moves.iter().filter(|m| m.critical).collect();
+        assert_eq!(positions.len(), critical.len());
+        let mut state = State::initial(&rules);
+        let mut states = Vec::new();
+        for &a in &record.moves {
+            states.push(state);
+            state = state.play(a).unwrap();
+        }
+        for (m, p) in critical.iter().zip(&positions) {
+            assert_eq!(p.state, states[m.ply as usize]);
+            assert_eq!(Some(p.result), m.before);
+            let played = p.moves.iter().find(|l| l.action == m.action).unwrap();
+            assert_eq!(Some(played.result), m.after);
+            assert_eq!(m.error(), Some(p.keeps_result() >> m.action & 1 == 0));
+            // Critical: some legal move gives the result away.
+            let legal = p.moves.iter().fold(0u16, |bits, l| bits | 1 << l.action);
+            assert_ne!(p.keeps_result(), legal);
+        }
+        // The same review as review_game's.
+        assert_eq!(
+            review,
+            review_game(&record, 0, &mut search, 1_000_000).unwrap()
+        );
+        total += positions.len();
+    }
+    assert!(total > 30, "{total} critical positions in 60 random games");
 }

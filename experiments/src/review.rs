@@ -12,7 +12,9 @@ use crate::exact_search::ExactSearchArgs;
 use crate::output::{out, outln};
 use serde::Serialize;
 use sowing_env::{Error, GameRecord};
-use sowing_eval::review::{AgentReview, GameReview, review_game, summarize};
+use sowing_eval::review::{AgentReview, GameReview, review_game_labelled, summarize};
+use sowing_exact::output_file;
+use sowing_exact::positions::{ExactPosition, PositionSet};
 use sowing_exact::tablebase::Tablebase;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,6 +37,12 @@ pub struct Args {
     /// The exact search that labels the moves: --nodes, --threads, --table-bits.
     #[command(flatten)]
     search: ExactSearchArgs,
+    /// Also write the critical positions the games went through (where some move gives the
+    /// result away), each once, labelled with every move's result, as a positions file for
+    /// `sowing accuracy --positions FILE`: a yardstick drawn from where these games were
+    /// decided. Checked before any game is reviewed.
+    #[arg(long, value_name = "FILE")]
+    positions_out: Option<PathBuf>,
     /// Print the figures as one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -95,6 +103,9 @@ fn read_records(dir: &Path) -> Result<Vec<(PathBuf, GameRecord)>, String> {
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(out) = &args.positions_out {
+        output_file::check_apart(out, &[("--tablebase", args.tablebase.as_deref())])?;
+    }
     let records = read_records(&args.records)?;
     let rules = records[0].1.rules;
     let table = match &args.tablebase {
@@ -124,13 +135,25 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             |_, (path, record), search| {
                 opening_of(record)
                     .and_then(|k| {
-                        review_game(record, k, search, args.search.nodes).map_err(|e| e.to_string())
+                        review_game_labelled(record, k, search, args.search.nodes)
+                            .map_err(|e| e.to_string())
                     })
                     .map_err(|e| format!("record {}: {e}", path.display()))
             },
         )
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
+    let (reviews, positions): (Vec<GameReview>, Vec<Vec<ExactPosition>>) =
+        reviews.into_iter().unzip();
+    if let Some(out) = &args.positions_out {
+        let (set, duplicates) = critical_set(&args, rules, reviews.len(), positions);
+        set.write(out)?;
+        eprintln!(
+            "{} critical positions written to {} ({duplicates} duplicates left out)",
+            set.positions.len(),
+            out.display()
+        );
+    }
     let agents = summarize(&reviews);
     if args.json {
         let report = Report {
@@ -143,6 +166,38 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     out!("{}", table_of(&rules.summary(), reviews.len(), &agents))?;
     Ok(())
+}
+
+/// The critical positions of every game, each once (the first time it was reached, in record
+/// order), as a set whose header says how it was made; and how many repeats were left out.
+fn critical_set(
+    args: &Args,
+    rules: sowing_env::Rules,
+    games: usize,
+    positions: Vec<Vec<ExactPosition>>,
+) -> (PositionSet, u64) {
+    let mut seen = std::collections::HashSet::new();
+    let mut kept = Vec::new();
+    let mut duplicates = 0;
+    for p in positions.into_iter().flatten() {
+        if seen.insert(p.state) {
+            kept.push(p);
+        } else {
+            duplicates += 1;
+        }
+    }
+    let made_by = serde_json::json!({
+        "command": "sowing review",
+        "records": args.records.display().to_string(),
+        "games": games,
+        "critical_only": true,
+        "duplicates": duplicates,
+        "nodes": args.search.nodes,
+        "opening": args.opening,
+        "tablebase": args.tablebase.as_ref().map(|p| p.display().to_string()),
+    });
+    // Positions the search did not settle are not critical and not here: none dropped.
+    (PositionSet::new(rules, made_by, 0, kept), duplicates)
 }
 
 /// The per-agent table.

@@ -286,6 +286,75 @@ fn a_records_directory_that_holds_records_is_refused() {
 }
 
 #[test]
+fn review_writes_the_critical_positions_for_accuracy() {
+    let dir = scratch("review-positions");
+    let records = dir.join("games");
+    let o = sowing(&[
+        "arena",
+        "--variant",
+        "en-dodoi-6",
+        "--agents",
+        "random,greedy",
+        "--games",
+        "6",
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.join("critical.jsonl");
+    let review = |out: &std::path::Path| {
+        sowing(&[
+            "review",
+            "--records",
+            records.to_str().unwrap(),
+            "--nodes",
+            "200000",
+            "--json",
+            "--positions-out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = review(&out);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let critical: u64 = report["agents"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|a| a["critical_moves"].as_u64().unwrap())
+        .sum();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let count = header["count"].as_u64().unwrap();
+    let duplicates = header["made_by"]["duplicates"].as_u64().unwrap();
+    // Every critical move's position, each once.
+    assert!(count > 0, "random play reaches critical positions");
+    assert_eq!(count + duplicates, critical, "{}", stderr(&o));
+    assert_eq!(text.lines().count() as u64, count + 1);
+    assert!(stderr(&o).contains(&format!("{count} critical positions written to")));
+    // `accuracy` measures agents on them; every one is critical.
+    let o = sowing(&[
+        "accuracy",
+        "--variant",
+        "en-dodoi-6",
+        "--positions",
+        out.to_str().unwrap(),
+        "--agents",
+        "greedy",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let measured: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let greedy = &measured["agents"][0];
+    assert_eq!(greedy["positions"], count);
+    assert_eq!(greedy["keeps_result_critical"]["n"], count);
+    // A directory as the file is refused before any game is reviewed.
+    let o = review(&dir);
+    assert_refused(&o, "it is a directory");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn play_saves_the_game_so_far_however_it_ends() {
     let dir = scratch("play");
     let save = dir.join("game.json");
