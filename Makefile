@@ -12,8 +12,9 @@ TORCH_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH L
 # seldom decided, so a match there measures the players.
 DEMO_RUN := runs/demo-en-dodoi-8
 DEMO_TRAIN := --variant en-dodoi-8 --minutes 9 --seed 0 --eval-every 20 --hidden 128 --blocks 4
-# Matches of 200 games from 2-ply openings, both sides of each.
-DEMO_MATCH := --variant en-dodoi-8 --games 200 --seed 3 --opening 2
+# Matches of 200 games from 2-ply openings, both sides of each: every one of the board's 58
+# distinct openings once before any repeats (drawn at random, 200 games held 47 of them).
+DEMO_MATCH := --variant en-dodoi-8 --games 200 --seed 3 --opening 2 --distinct-openings
 
 .PHONY: all venv python build test demo bench lint
 

@@ -33,6 +33,11 @@ pub struct ArenaConfig {
     /// Without openings, two agents that never use randomness play the same two games again and
     /// again.
     pub opening_plies: u32,
+    /// Deal the openings without repeats instead of drawing them: every distinct position
+    /// `opening_plies` plies from the start, in an order the seed shuffles, one per pair of
+    /// games in turn ([`matches::Openings::distinct`]). A pairing of twice as many games as
+    /// there are openings plays each once from both sides.
+    pub distinct_openings: bool,
     /// Keep every game's record in the report.
     pub keep_records: bool,
 }
@@ -48,6 +53,7 @@ impl ArenaConfig {
             seed: 0,
             threads: 0,
             opening_plies: 0,
+            distinct_openings: false,
             keep_records: false,
         }
     }
@@ -122,6 +128,9 @@ pub struct ArenaReport {
     pub games_per_pairing: u32,
     /// Random opening moves before the agents played.
     pub opening_plies: u32,
+    /// The distinct openings dealt in turn, when they were dealt rather than drawn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distinct_openings: Option<usize>,
     /// Mean moves per game, openings included.
     pub mean_plies: f64,
     /// One per pairing, in [`ArenaConfig::pairings`] order.
@@ -150,11 +159,22 @@ pub fn play_with(
 ) -> Result<ArenaReport, ArenaError> {
     check(config)?;
     let games = u64::from(config.games);
+    let openings = if config.distinct_openings {
+        if config.opening_plies == 0 {
+            return Err(ArenaError::Config(
+                "distinct openings need an opening of at least one ply (--opening K)".into(),
+            ));
+        }
+        matches::Openings::distinct(&config.rules, config.opening_plies, config.seed)?
+    } else {
+        matches::Openings::Random
+    };
     let m = Match {
         rules: config.rules,
         seed: config.seed,
         salts: Salts::ARENA,
         opening_plies: config.opening_plies,
+        openings,
         pairings: config
             .pairings()
             .into_iter()
@@ -179,7 +199,9 @@ pub fn play_with(
         .map(|(p, t)| (t.pair_count(p.a, p.b), t.truncated as u32))
         .collect();
     let records = played.games.into_iter().filter_map(|g| g.record).collect();
-    Ok(summarise(config, &counts, plies, records))
+    let mut report = summarise(config, &counts, plies, records);
+    report.distinct_openings = m.openings.dealt();
+    Ok(report)
 }
 
 /// Refuse an arena that cannot be played, before any game starts.
@@ -309,6 +331,7 @@ fn summarise(
         seed: config.seed,
         games_per_pairing: config.games,
         opening_plies: config.opening_plies,
+        distinct_openings: None,
         mean_plies: plies as f64 / total as f64,
         pairings: pairing_results,
         ratings: agent_ratings,
@@ -326,13 +349,19 @@ impl ArenaReport {
             .max()
             .unwrap_or(5)
             .max(5);
+        let openings = match self.distinct_openings {
+            Some(n) => format!(
+                "each of {n} distinct {}-ply openings in turn",
+                self.opening_plies
+            ),
+            None => format!("opening {} random plies", self.opening_plies),
+        };
         let mut s = format!(
-            "{} ({}), {} games per pairing, seed {}, opening {} random plies, {:.1} plies per game\n\n",
+            "{} ({}), {} games per pairing, seed {}, {openings}, {:.1} plies per game\n\n",
             rules_name(&self.rules),
             self.rules.summary(),
             self.games_per_pairing,
             self.seed,
-            self.opening_plies,
             self.mean_plies
         );
         s.push_str(&format!(

@@ -412,6 +412,7 @@ impl Labelling {
             seed: self.seed,
             salts: SALTS,
             opening_plies: self.opening,
+            openings: matches::Openings::Random,
             pairings: vec![Pairing { a: 0, b: 1, games }],
             threads,
             keep_records: true,

@@ -15,6 +15,7 @@ pub mod accuracy;
 pub mod arena;
 pub mod labelling;
 pub mod matches;
+pub mod openings;
 pub mod review;
 pub mod series;
 pub mod stats;

@@ -25,6 +25,7 @@ use sowing_env::{GameRecord, Outcome, Player, Rules, State, random_action};
 use sowing_exact::memory;
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -63,6 +64,8 @@ impl Salts {
         openings: 0,
         games: 0x5eed_a9e7,
     };
+    /// The shuffle of a dealt list of openings ([`Openings::distinct`]).
+    const DEALT: u64 = 0x0064_6561_6c74;
 }
 
 /// A player that chooses the moves of many games at once, on the calling thread: a network that
@@ -138,6 +141,38 @@ pub struct Pairing {
     pub games: Range<u64>,
 }
 
+/// Where a match's openings come from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Openings {
+    /// [`Match::opening_plies`] random moves, drawn from the stream of each pair of games:
+    /// openings may repeat where the rules have few.
+    #[default]
+    Random,
+    /// The openings' moves, one per pair of games in turn (pair `j` plays entry `j` modulo
+    /// their number), each [`Match::opening_plies`] long and leaving the game going: made by
+    /// [`Openings::distinct`].
+    Dealt(Arc<[Vec<usize>]>),
+}
+
+impl Openings {
+    /// Every distinct opening of `plies` plies of `rules`, in an order `seed` shuffles
+    /// ([`crate::openings::distinct_openings`]); an error when there are none or too many.
+    pub fn distinct(rules: &Rules, plies: u32, seed: u64) -> Result<Openings, MatchError> {
+        let mut rng = stream(seed, Salts::DEALT, 0);
+        crate::openings::distinct_openings(rules, plies, &mut rng)
+            .map(|list| Openings::Dealt(list.into()))
+            .map_err(MatchError::Config)
+    }
+
+    /// Openings a dealt list holds (`None` for random draws).
+    pub fn dealt(&self) -> Option<usize> {
+        match self {
+            Openings::Random => None,
+            Openings::Dealt(list) => Some(list.len()),
+        }
+    }
+}
+
 /// What to play.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Match {
@@ -151,6 +186,8 @@ pub struct Match {
     /// is drawn again (up to 64 times; then it is cut to the longest start of the last draw that
     /// leaves the game going). [`check_openings`] refuses a match where that would happen.
     pub opening_plies: u32,
+    /// Where the openings come from: drawn at random (the default), or dealt from a list.
+    pub openings: Openings,
     /// Who meets whom, in which games.
     pub pairings: Vec<Pairing>,
     /// Threads for the agents' moves; 0 means one per core.
@@ -364,6 +401,7 @@ pub fn rate_round_robin(
         seed,
         salts: Salts::RATING,
         opening_plies: opening,
+        openings: Openings::Random,
         pairings: pairs
             .iter()
             .map(|&(a, b)| Pairing {
@@ -770,6 +808,12 @@ fn opening(m: &Match, number: u64) -> (State, Vec<usize>) {
     if m.opening_plies == 0 {
         return (state, moves);
     }
+    if let Openings::Dealt(list) = &m.openings {
+        // `check_openings` refused an empty list; a list is never longer than u64.
+        let moves = list[((number / 2) % list.len() as u64) as usize].clone();
+        let state = moves.iter().fold(state, |s, &a| s.play_unchecked(a));
+        return (state, moves);
+    }
     let mut rng = stream(m.seed, m.salts.openings, number / 2);
     for _ in 0..OPENING_DRAWS {
         state = State::initial(&m.rules);
@@ -803,6 +847,22 @@ fn opening(m: &Match, number: u64) -> (State, Vec<usize>) {
 pub fn check_openings(m: &Match) -> Result<(), MatchError> {
     let k = m.opening_plies;
     if k == 0 {
+        return Ok(());
+    }
+    if let Openings::Dealt(list) = &m.openings {
+        let initial = State::initial(&m.rules);
+        let fits = |moves: &Vec<usize>| {
+            moves.len() == k as usize
+                && moves
+                    .iter()
+                    .try_fold(initial, |s, &a| s.play(a).ok())
+                    .is_some_and(|s| !s.is_over())
+        };
+        if list.is_empty() || !list.iter().all(fits) {
+            return Err(MatchError::Config(format!(
+                "the dealt openings must be {k} legal plies each, leaving the game going, and                  there must be at least one"
+            )));
+        }
         return Ok(());
     }
     if k >= m.rules.max_plies() {

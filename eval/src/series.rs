@@ -420,6 +420,7 @@ pub fn play_with(
         seed: config.seed,
         salts,
         opening_plies: config.opening_plies,
+        openings: matches::Openings::Random,
         pairings,
         threads: config.threads,
         keep_records,

@@ -325,3 +325,75 @@ fn arenas_beyond_the_memory_are_refused_with_what_fits() {
     let e = arena::play(&c, &|_| {}).unwrap_err();
     assert!(e.to_string().contains("at most 100"), "{e}");
 }
+
+#[test]
+fn distinct_openings_deal_every_opening_once_from_both_sides() {
+    use std::collections::{BTreeMap, HashSet};
+    // en-dodoi-6 has 28 distinct positions 2 plies in: 56 games play each once from both sides.
+    let mut c = config(&["random", "greedy"], 56);
+    c.keep_records = true;
+    c.opening_plies = 2;
+    c.distinct_openings = true;
+    let report = arena::play(&c, &|_| {}).expect("plays");
+    assert_eq!(report.distinct_openings, Some(28));
+    assert!(
+        report
+            .table()
+            .contains("each of 28 distinct 2-ply openings in turn")
+    );
+    let mut seen: BTreeMap<Vec<usize>, Vec<&str>> = BTreeMap::new();
+    for (g, r) in report.records.iter().enumerate() {
+        let opening = r.moves[..2].to_vec();
+        if g % 2 == 1 {
+            // The pair's second game: the same opening, the sides swapped.
+            assert_eq!(opening, report.records[g - 1].moves[..2].to_vec());
+            assert_eq!(r.tags["south"], report.records[g - 1].tags["north"]);
+        }
+        seen.entry(opening).or_default().push(&r.tags["south"]);
+    }
+    assert_eq!(seen.len(), 28, "every opening, none twice");
+    assert!(seen.values().all(|s| s.len() == 2 && s[0] != s[1]));
+    // Random draws of the same length repeat some and leave others out.
+    c.distinct_openings = false;
+    let drawn = arena::play(&c, &|_| {}).expect("plays");
+    let drawn: HashSet<Vec<usize>> = drawn
+        .records
+        .iter()
+        .map(|r| r.moves[..2].to_vec())
+        .collect();
+    assert!(drawn.len() < 28, "{} distinct of 28", drawn.len());
+    // The seed fixes the order; another seed deals the same openings in another.
+    c.distinct_openings = true;
+    c.games = 8;
+    let order = |c: &ArenaConfig| -> Vec<Vec<usize>> {
+        let report = arena::play(c, &|_| {}).expect("plays");
+        report
+            .records
+            .iter()
+            .map(|r| r.moves[..2].to_vec())
+            .collect()
+    };
+    assert_eq!(order(&c), order(&c));
+    let first = order(&c);
+    c.seed = 7;
+    assert_ne!(order(&c), first);
+}
+
+#[test]
+fn distinct_openings_are_refused_without_plies_or_when_too_many() {
+    let mut c = config(&["random", "greedy"], 2);
+    c.distinct_openings = true;
+    let err = arena::play(&c, &|_| {}).unwrap_err().to_string();
+    assert!(
+        err.contains("need an opening of at least one ply (--opening K)"),
+        "{err}"
+    );
+    // 60,545 distinct positions 7 plies in, more than a list holds 8 plies in.
+    c.opening_plies = 8;
+    let err = arena::play(&c, &|_| {}).unwrap_err().to_string();
+    assert!(
+        err.contains("more than 100000 distinct openings of 8 plies"),
+        "{err}"
+    );
+    assert!(err.contains("draw them at random"), "{err}");
+}

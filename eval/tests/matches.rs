@@ -15,6 +15,7 @@ fn a_match(games: std::ops::Range<u64>, threads: usize) -> Match {
         seed: 9,
         salts: Salts::ARENA,
         opening_plies: 2,
+        openings: matches::Openings::Random,
         pairings: vec![Pairing { a: 0, b: 1, games }],
         threads,
         keep_records: true,
@@ -184,4 +185,19 @@ fn impossible_matches_and_illegal_moves_are_errors() {
         matches!(&e, MatchError::IllegalMove { agent, .. } if agent == "stubborn"),
         "{e}"
     );
+}
+
+#[test]
+fn a_dealt_list_of_openings_is_checked_before_any_game() {
+    let mut m = a_match(0..4, 1);
+    let good = matches::Openings::distinct(&m.rules, 2, 9).expect("28 openings");
+    assert_eq!(good.dealt(), Some(28));
+    m.openings = good;
+    assert!(matches::check_openings(&m).is_ok());
+    // A list whose openings are not two legal plies, or an empty one, is refused.
+    for bad in [vec![vec![0]], vec![vec![0, 9]], vec![]] {
+        m.openings = matches::Openings::Dealt(bad.into());
+        let e = matches::check_openings(&m).unwrap_err();
+        assert!(e.to_string().contains("must be 2 legal plies each"), "{e}");
+    }
 }

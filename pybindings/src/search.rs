@@ -1122,6 +1122,7 @@ pub fn network_match(
             seed,
             salts: Salts::RATING,
             opening_plies: opening,
+            openings: matches::Openings::Random,
             pairings: vec![Pairing {
                 a: 0,
                 b: 1,

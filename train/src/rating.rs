@@ -140,6 +140,7 @@ pub fn play_network_matches(
         seed: setup.seed,
         salts: Salts::RATING,
         opening_plies: setup.opening,
+        openings: matches::Openings::Random,
         pairings: vec![Pairing {
             a: 0,
             b: 1,

@@ -86,6 +86,7 @@ impl TrainConfig {
             seed: seed_from(stream(self.seed, EVALUATION, 0, u32::MAX)),
             salts: matches::Salts::RATING,
             opening_plies: self.eval_opening,
+            openings: matches::Openings::Random,
             pairings: vec![matches::Pairing {
                 a: 0,
                 b: 1,

@@ -27,6 +27,7 @@ pub fn play_unit(
         seed,
         salts: Salts::COMPARE,
         opening_plies: OPENING_PLIES,
+        openings: matches::Openings::Random,
         pairings: vec![Pairing {
             a: 0,
             b: 1,
