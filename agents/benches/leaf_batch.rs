@@ -2,7 +2,8 @@
 //! several leaves per forward pass (`leaves=N`, virtual losses between the walks of a batch):
 //! en-dodoi-6, `make demo`'s network shape (a 128 x 4 MLP, seeded weights), 40 middle-game
 //! positions (24 seeds or more on the board) of random games, 2,000 simulations each, one
-//! thread; then the 16-leaf search again beside a busy neighbour (one more thread spinning).
+//! thread; then the search of the agent's default (`TIMED_LEAVES`, 64) again beside a busy
+//! neighbour (one more thread spinning).
 //! Each through libtorch and without it (`az::Inference`, the forward pass the `az:` agent
 //! plays with).
 //! Run with `make bench` or `cargo bench -p sowing-agents --features torch --bench leaf_batch`.
@@ -17,9 +18,9 @@ mod common;
 use common::{beside_neighbour, median};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sowing_agents::Evaluator;
 use sowing_agents::az::{Body, Inference, NetConfig, PolicyValueNet};
 use sowing_agents::puct::{BatchSearch, PuctConfig, SearchSpec, Trees, with_evaluator};
+use sowing_agents::{Evaluator, TIMED_LEAVES};
 use sowing_env::{Rules, State};
 use std::time::Instant;
 use tch::{Device, nn};
@@ -27,7 +28,7 @@ use tch::{Device, nn};
 const ROUNDS: usize = 5;
 const POSITIONS: usize = 40;
 const SIMULATIONS: u32 = 2_000;
-const LEAVES: [u32; 5] = [1, 2, 4, 16, 32];
+const LEAVES: [u32; 5] = [1, 4, 16, 32, 64];
 
 /// The first position with at least 24 seeds on the board after 6 or more random plies, of
 /// `count` random games.
@@ -102,7 +103,7 @@ fn main() {
     let mut fast = Inference::of(&net).expect("an MLP on the CPU");
     rate(&mut net, &positions[..4], 16);
     rate(&mut fast, &positions[..4], 16);
-    // The settings: each leaf count idle, then 16 leaves beside a busy neighbour; each through
+    // The settings: each leaf count idle, then the default beside a busy neighbour; each through
     // libtorch and without it (`az::Inference`, what the `az:` agent plays with).
     let settings: Vec<(u32, bool, bool)> = [false, true]
         .into_iter()
@@ -110,7 +111,7 @@ fn main() {
             LEAVES
                 .iter()
                 .map(move |&l| (l, false, without))
-                .chain([(16, true, without)])
+                .chain([(TIMED_LEAVES, true, without)])
         })
         .collect();
     let mut rates = vec![Vec::new(); settings.len()];

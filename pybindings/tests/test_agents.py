@@ -43,7 +43,7 @@ def test_parse_agent_spec_gives_the_fields_of_the_rust_grammar():
     assert az == {
         "kind": "az", "path": "runs/x", "simulations": None, "time": 0.05, "solver": None,
         "leaves": 8, "tablebase": "t.tb", "budget": "50ms", "default_solver": 0,
-        "default_leaves": 16,
+        "default_leaves": 64,
     }
     counted = parse("az:c:/runs/x:64:solver=0")
     assert (counted["path"], counted["simulations"], counted["solver"]) == ("c:/runs/x", 64, 0)

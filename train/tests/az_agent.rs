@@ -143,8 +143,9 @@ fn a_time_budget_names_the_agent_and_plays_whole_games() {
         format!("az:{d}:4")
     );
     assert_eq!(named("4:solver=0"), format!("az:{d}:4:solver=0"));
-    // With a time 16 leaves a forward pass unless told; with a count one.
-    assert_eq!(named("20ms:leaves=16"), format!("az:{d}:20ms"));
+    // With a time 64 leaves a forward pass unless told; with a count one.
+    assert_eq!(named("20ms:leaves=64"), format!("az:{d}:20ms"));
+    assert_eq!(named("20ms:leaves=16"), format!("az:{d}:20ms:leaves=16"));
     assert_eq!(named("20ms:leaves=1"), format!("az:{d}:20ms:leaves=1"));
     assert_eq!(named("4:leaves=1"), format!("az:{d}:4"));
     assert_eq!(

@@ -118,9 +118,13 @@ impl AzAgent {
     }
 
     /// The leaves an agent of `budget` values per forward pass unless told: with a time per
-    /// move [`TIMED_LEAVES`], where a forward pass of that many positions costs 2.6 times one
-    /// and the clock buys several times the simulations; with a count 1, so that a count means
-    /// the search the network trained with.
+    /// move [`TIMED_LEAVES`], where a forward pass of many positions costs little more than
+    /// one and the clock buys several times the simulations; with a count 1, so that a count
+    /// means the search the network trained with. 64 rather than 16: on the critical positions
+    /// of the en-dodoi-8 demo's match against `alphabeta:200ms` the network at 50 ms kept the
+    /// result in 96.2% with 64 against 95.4% with 16 (13 / 4 positions, p = 0.05; 8, 16, 32,
+    /// 64 in order, 128 no better), and the match itself gave 61.5% against 59.5%
+    /// (docs/strength.md, "Leaves per forward pass").
     pub fn default_leaves(budget: Option<Budget>) -> u32 {
         crate::spec::az_default_leaves(budget)
     }

@@ -42,7 +42,7 @@ pub const FORMS: &[&str] = &[
 
 /// Leaves valued per forward pass by an `az` agent with a time per move (see
 /// [`az_default_leaves`]).
-pub const TIMED_LEAVES: u32 = 16;
+pub const TIMED_LEAVES: u32 = 64;
 
 /// The endgame solver's positions per move an `az` agent of `budget` searches unless its spec
 /// says (`solver=`): none with a time per move, [`SOLVER_NODES`](sowing_exact::prove::SOLVER_NODES)
@@ -212,7 +212,7 @@ impl SpecOption {
                 "solver=NODES: the endgame solver's positions per move, 0 to 1000000000 (0: none)"
             }
             SpecOption::Leaves => {
-                "leaves=N: leaves the search values per forward pass, 1 to 256 (default 16 with a \
+                "leaves=N: leaves the search values per forward pass, 1 to 256 (default 64 with a \
                  time per move, 1 with a count)"
             }
             SpecOption::Network => {

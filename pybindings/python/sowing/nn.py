@@ -441,7 +441,7 @@ def agent(spec: str, seed: int = 0) -> NetworkAgent:
     with) or for ``TIME`` per move (``50ms``, ``1s``), with the run's ``c_puct``, the most visited
     move without noise, the endgame solver at ``NODES`` positions per move (default 200000 with a
     count, none with a time; 0: none) and ``N`` leaves per forward pass (default 1 with a count,
-    16 with a time). ``tb=FILE`` is refused: the Python network agent takes no tablebase."""
+    with a time the Rust grammar's ``default_leaves``, 64). ``tb=FILE`` is refused: the Python network agent takes no tablebase."""
     fields = parse_agent_spec(spec)
     if fields["kind"] != "az":
         raise ValueError(f"invalid agent spec {spec!r}: an az spec starts with az:")
