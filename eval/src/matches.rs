@@ -860,7 +860,8 @@ pub fn check_openings(m: &Match) -> Result<(), MatchError> {
         };
         if list.is_empty() || !list.iter().all(fits) {
             return Err(MatchError::Config(format!(
-                "the dealt openings must be {k} legal plies each, leaving the game going, and                  there must be at least one"
+                "the dealt openings must be {k} legal plies each, leaving the game going, and \
+                 there must be at least one"
             )));
         }
         return Ok(());

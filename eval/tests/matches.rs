@@ -198,6 +198,11 @@ fn a_dealt_list_of_openings_is_checked_before_any_game() {
     for bad in [vec![vec![0]], vec![vec![0, 9]], vec![]] {
         m.openings = matches::Openings::Dealt(bad.into());
         let e = matches::check_openings(&m).unwrap_err();
-        assert!(e.to_string().contains("must be 2 legal plies each"), "{e}");
+        assert!(
+            e.to_string().contains(
+                "must be 2 legal plies each, leaving the game going, and there must be at least one"
+            ),
+            "{e}"
+        );
     }
 }
