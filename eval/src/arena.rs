@@ -199,9 +199,13 @@ pub fn play_with(
         .map(|(p, t)| (t.pair_count(p.a, p.b), t.truncated as u32))
         .collect();
     let records = played.games.into_iter().filter_map(|g| g.record).collect();
-    let mut report = summarise(config, &counts, plies, records);
-    report.distinct_openings = m.openings.dealt();
-    Ok(report)
+    Ok(summarise(
+        config,
+        &counts,
+        plies,
+        m.openings.dealt(),
+        records,
+    ))
 }
 
 /// Refuse an arena that cannot be played, before any game starts.
@@ -269,11 +273,13 @@ pub fn check_games(games: u32, pairings: u64, keep_records: bool) -> Result<(), 
     Ok(())
 }
 
-/// The report of the pairings' `counts` (with their truncated games), `plies` played in all.
+/// The report of the pairings' `counts` (with their truncated games), `plies` played in all,
+/// and the number of distinct openings dealt (`None` when openings were drawn at random).
 fn summarise(
     config: &ArenaConfig,
     counts: &[(PairCount, u32)],
     plies: u64,
+    distinct_openings: Option<usize>,
     records: Vec<GameRecord>,
 ) -> ArenaReport {
     let k = config.agents.len();
@@ -331,7 +337,7 @@ fn summarise(
         seed: config.seed,
         games_per_pairing: config.games,
         opening_plies: config.opening_plies,
-        distinct_openings: None,
+        distinct_openings,
         mean_plies: plies as f64 / total as f64,
         pairings: pairing_results,
         ratings: agent_ratings,
