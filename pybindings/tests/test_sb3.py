@@ -53,8 +53,10 @@ def win_rate(choose, seed):
     return wins / EVAL_GAMES
 
 
-def test_maskable_ppo_trains(model):
+def test_maskable_ppo_trains(model, sb3_logdir):
     assert model.num_timesteps >= TRAIN_STEPS
+    # Its log folder is the test run's own (conftest.py), not a new one in /tmp.
+    assert model.logger.get_dir().startswith(str(sb3_logdir))
     env = gym.make("sowing/en-dodoi-6-v0")
     obs, info = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
@@ -98,13 +100,14 @@ class CountForfeits(gym.Wrapper):
         ("DQN", {"learning_starts": 64, "buffer_size": 1000, "batch_size": 32, "train_freq": 4}),
     ],
 )
-def test_plain_sb3_trains_with_illegal_action_lose(algorithm, kwargs):
+def test_plain_sb3_trains_with_illegal_action_lose(algorithm, kwargs, sb3_logdir):
     sb3 = pytest.importorskip("stable_baselines3")
     torch.set_num_threads(1)
     env = CountForfeits(gym.make("sowing/en-dodoi-6-v0", illegal_action="lose"))
     model = getattr(sb3, algorithm)("MlpPolicy", env, seed=0, device="cpu", **kwargs)
     model.learn(400)
     assert model.num_timesteps >= 400
+    assert model.logger.get_dir().startswith(str(sb3_logdir))
     # An untrained policy picks empty holes often: those episodes ended as losses instead of
     # raising, which is what lets a learner without masks train at all.
     assert env.episodes > 0 and env.forfeits > 0
