@@ -40,8 +40,8 @@ def test_bad_arguments_are_refused(tmp_path):
         done = need(*args)
         assert done.returncode == 2, args
         assert done.stderr.startswith("usage: scripts/need-disk.sh GB FOLDER WHAT"), args
-    done = need("1", str(tmp_path / "absent"), "x")
     absent = tmp_path / "absent"
+    done = need("1", str(absent), "x")
     assert (done.returncode, done.stderr) == (2, f"scripts/need-disk.sh: no folder {absent}\n")
 
 
