@@ -76,7 +76,7 @@ demo: build
 
 bench: build python
 	$(CARGO) bench --workspace
-	$(TORCH_ENV) $(CARGO) bench -p sowing-agents --features torch --bench self_play --bench leaf_batch
+	$(TORCH_ENV) $(CARGO) bench -p sowing-agents --features torch --bench self_play --bench leaf_batch --bench move_time
 	$(VPY) pybindings/bench.py
 	$(VPY) pybindings/bench_search.py
 	$(VPY) pybindings/bench_positions.py
