@@ -18,7 +18,6 @@ use common::{beside_neighbour, median};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sowing_agents::az::{Body, Inference, NetConfig, Playing, PolicyValueNet};
-use sowing_agents::features::input_len;
 use sowing_agents::puct::{BatchSearch, PuctConfig, SearchSpec, Trees};
 use sowing_agents::{Evaluation, Evaluator, MAX_NETWORK_SIMULATIONS, TIMED_LEAVES};
 use sowing_env::{MAX_HOLES, Rules, State};
@@ -35,14 +34,14 @@ const PHASES: [(u32, u32); 3] = [(8, 16), (16, 24), (24, u32::MAX)];
 const ROWS: [usize; 6] = [1, 8, 16, 32, 64, 128];
 const ROUNDS: usize = 5;
 
-/// Floating-point operations of one position's forward pass through an MLP of `config` on a
-/// board of `holes` holes per row: the products of its layers (input, two per block, the policy
-/// and the value's two), two operations per multiply-add.
-fn flops(config: &NetConfig, holes: usize) -> f64 {
-    let (h, n) = (config.hidden, holes);
-    let layers = input_len(n, config.lookahead) * h
+/// Floating-point operations of one position's forward pass through an MLP of `config`: the
+/// products of its layers (input, two per block, the policy and the value's two), as wide as
+/// the layers are laid out (a span's), two operations per multiply-add.
+fn flops(config: &NetConfig) -> f64 {
+    let h = config.hidden;
+    let layers = config.layer_input_len() * h
         + config.blocks * 2 * h * h
-        + h * n
+        + h * config.width()
         + h * (h / 2)
         + h / 2;
     2.0 * layers as f64
@@ -205,7 +204,7 @@ fn main() {
         );
     }
     let sample: Vec<State> = phases.iter().flatten().copied().collect();
-    let flops = flops(&net.config(), 8);
+    let flops = flops(&net.config());
     for busy in [false, true] {
         let beside = if busy { ", busy neighbour" } else { "" };
         for rows in ROWS {
