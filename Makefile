@@ -20,12 +20,13 @@ DEMO_MATCH := --variant en-dodoi-8 --games 200 --seed 3 --opening 2 --distinct-o
 
 all: build
 
-# The virtual environment, rebuilt when requirements.txt changes. A first install (torch and its
-# CUDA packages: 5.0 GB in .venv, and up to 2.7 GB unpacked in TMPDIR on the way, measured) is
-# refused up front where the disks cannot hold it.
+# The virtual environment, rebuilt when requirements.txt changes. An install that brings torch
+# and its CUDA packages anew (5.0 GB in .venv, and up to 2.7 GB unpacked in TMPDIR on the way,
+# measured), the first or one after torch's pin changed, is refused up front where the disks
+# cannot hold it.
 venv: $(VENV)/.installed
 $(VENV)/.installed: requirements.txt
-	test -x $(VPY) || scripts/need-disk.sh "the Python environment (.venv: torch 2.13.0 and its CUDA packages)" 6 . 3 "$${TMPDIR:-/tmp}"
+	scripts/torch-in-venv.sh $(VPY) requirements.txt || scripts/need-disk.sh "the Python environment (.venv: torch and its CUDA packages)" 6 . 3 "$${TMPDIR:-/tmp}"
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --quiet --upgrade pip
 	$(VPY) -m pip install --quiet -r requirements.txt

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Refuses, before anything is written, a step that needs more free disk than there is:
 # `scripts/need-disk.sh WHAT GB FOLDER [GB FOLDER ...]`, GB gigabytes in FOLDER's filesystem.
-# Folders on one disk add up. The Makefile runs it before the first install of the virtual
-# environment: pip unpacks torch and its CUDA packages in TMPDIR (2.7 GB at most, measured)
+# Folders on one disk add up. The Makefile runs it before an install of the virtual environment
+# that brings torch anew (the first, or one after requirements.txt changed its pin; see
+# scripts/torch-in-venv.sh): pip unpacks torch and its CUDA packages in TMPDIR (2.7 GB at most, measured)
 # while it writes them into .venv (5.0 GB; 7.6 GB at once where both are on one disk; a GB here
 # is 2^30 bytes). Once pip runs out of space it stops half-way with an OSError and leaves a
 # partial environment.
