@@ -3,10 +3,10 @@
 # `scripts/need-disk.sh WHAT GB FOLDER [GB FOLDER ...]`, GB gigabytes in FOLDER's filesystem.
 # Folders on one disk add up. The Makefile runs it before an install of the virtual environment
 # that brings torch anew (the first, or one after requirements.txt changed its pin; see
-# scripts/torch-in-venv.sh): pip unpacks torch and its CUDA packages in TMPDIR (2.7 GB at most, measured)
-# while it writes them into .venv (5.0 GB; 7.6 GB at once where both are on one disk; a GB here
-# is 2^30 bytes). Once pip runs out of space it stops half-way with an OSError and leaves a
-# partial environment.
+# scripts/torch-in-venv.sh): pip unpacks torch and its CUDA packages in TMPDIR (2.7 GB at most,
+# measured) while it writes them into .venv (5.0 GB; 7.6 GB at once where both are on one disk;
+# a GB here is 2^30 bytes). Once pip runs out of space it stops half-way with an OSError and
+# leaves a partial environment.
 set -euo pipefail
 usage() {
     echo "usage: scripts/need-disk.sh WHAT GB FOLDER [GB FOLDER ...]" \
