@@ -259,10 +259,10 @@ impl AlphaBeta {
             return Self::static_value(state);
         }
         // The root is searched even where the table holds it, so that it has a best move.
-        if ply > 0 {
-            if let Some(value) = self.table_value(state) {
-                return value;
-            }
+        if ply > 0
+            && let Some(value) = self.table_value(state)
+        {
+            return value;
         }
         if depth == 0 {
             return Self::static_value(state);
@@ -430,10 +430,10 @@ impl AlphaBeta {
             }
         }
         self.stopped = self.deadline.is_some_and(|d| Instant::now() >= d) || self.stop.requested();
-        if !self.stopped {
-            if let Some((network, _)) = self.network.as_mut() {
-                network.value_children(&leaves, &mut values);
-            }
+        if !self.stopped
+            && let Some((network, _)) = self.network.as_mut()
+        {
+            network.value_children(&leaves, &mut values);
         }
         self.prefetch = leaves;
         self.prefetch_values = values;
@@ -478,16 +478,16 @@ impl Agent for AlphaBeta {
     }
 
     fn can_play(&self, rules: &Rules) -> Result<(), String> {
-        if let Some((network, _)) = &self.network {
-            if network.holes() != rules.holes() {
-                return Err(format!(
-                    "{}: its network was trained on {} holes per row and cannot value a {}-hole \
+        if let Some((network, _)) = &self.network
+            && network.holes() != rules.holes()
+        {
+            return Err(format!(
+                "{}: its network was trained on {} holes per row and cannot value a {}-hole \
                      game",
-                    self.name(),
-                    network.holes(),
-                    rules.holes()
-                ));
-            }
+                self.name(),
+                network.holes(),
+                rules.holes()
+            ));
         }
         table_serves(self.perfect.as_ref().map(|p| p.table().as_ref()), rules)
     }

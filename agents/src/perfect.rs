@@ -126,10 +126,10 @@ impl PerfectPlay {
     /// it within its budget, as it always has in the tests; else the best-ranked move).
     pub fn choose(&mut self, state: &State) -> Option<usize> {
         let (moves, _) = ranked(&self.table, state)?;
-        if moves[0].result == Wdl::Win {
-            if let Some(a) = self.solver.converting_move(state, CONVERT_NODES) {
-                return Some(a);
-            }
+        if moves[0].result == Wdl::Win
+            && let Some(a) = self.solver.converting_move(state, CONVERT_NODES)
+        {
+            return Some(a);
         }
         Some(moves[0].action)
     }

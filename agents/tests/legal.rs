@@ -54,7 +54,7 @@ fn every_agent_plays_only_legal_moves_on_every_preset() {
             let mut s = State::initial(&rules);
             agent.new_game();
             while !s.is_over() && s.ply() < 40 {
-                let a = if s.ply() % 2 == 0 {
+                let a = if s.ply().is_multiple_of(2) {
                     agent.choose(&s, &mut rng)
                 } else {
                     random_action(&s, &mut rng).expect("not over")

@@ -723,7 +723,7 @@ impl Game {
     /// Game `number` of `pairing`, after its opening.
     fn start(m: &Match, pairing: usize, number: u64) -> Game {
         let p = &m.pairings[pairing];
-        let (south, north) = if number % 2 == 0 {
+        let (south, north) = if number.is_multiple_of(2) {
             (p.a, p.b)
         } else {
             (p.b, p.a)

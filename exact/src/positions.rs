@@ -195,10 +195,10 @@ impl ExactPosition {
         if state.is_over() {
             return None;
         }
-        if let Some(table) = search.tablebase() {
-            if let Some(labelled) = ExactPosition::from_tablebase(state, table) {
-                return Some(labelled);
-            }
+        if let Some(table) = search.tablebase()
+            && let Some(labelled) = ExactPosition::from_tablebase(state, table)
+        {
+            return Some(labelled);
         }
         let moves = search
             .move_results(state, budget)?

@@ -94,13 +94,13 @@ impl ProvenStart {
             }
             _ => {}
         }
-        if let Some(m) = self.margin {
-            if m.abs() > total || (m - total).rem_euclid(2) != 0 {
-                return Some(format!(
-                    "a lead of {m} cannot end a game of {total} seeds (at most {total}, with the \
+        if let Some(m) = self.margin
+            && (m.abs() > total || (m - total).rem_euclid(2) != 0)
+        {
+            return Some(format!(
+                "a lead of {m} cannot end a game of {total} seeds (at most {total}, with the \
                      parity of the seeds)"
-                ));
-            }
+            ));
         }
         if self.margin.is_none() && self.margin_exact {
             return Some("margin_exact is true but no margin is given".to_string());

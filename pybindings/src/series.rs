@@ -93,10 +93,11 @@ pub fn play_match(
 fn odds(name: &str, value: (f64, f64, f64)) -> PyResult<Odds> {
     let (win, draw, loss) = value;
     let sum = win + draw + loss;
-    if [win, draw, loss].iter().all(|p| (0.0..=1.0).contains(p)) && (sum - 1.0).abs() < 1e-9 {
-        if let Some(o) = Odds::new(win / sum, loss / sum) {
-            return Ok(o);
-        }
+    if [win, draw, loss].iter().all(|p| (0.0..=1.0).contains(p))
+        && (sum - 1.0).abs() < 1e-9
+        && let Some(o) = Odds::new(win / sum, loss / sum)
+    {
+        return Ok(o);
     }
     Err(PyValueError::new_err(format!(
         "{name} must be the chances (win, draw, loss) of the first agent, each 0 to 1 and \

@@ -1045,7 +1045,7 @@ impl Trainer {
 
     /// Whether iteration `iteration` ends with an evaluation.
     fn evaluates(&self, iteration: u32) -> bool {
-        iteration == 1 || iteration % self.args.eval_every == 0
+        iteration == 1 || iteration.is_multiple_of(self.args.eval_every)
     }
 
     /// The network's accuracy on the evaluation positions, searching `simulations` per move (1:

@@ -291,10 +291,9 @@ impl AgentSpec {
             network: Some(path),
             ..
         } = self
+            && path.as_os_str().is_empty()
         {
-            if path.as_os_str().is_empty() {
-                return refuse(parse::NO_NETWORK.into());
-            }
+            return refuse(parse::NO_NETWORK.into());
         }
         if let AgentSpec::Az {
             path,

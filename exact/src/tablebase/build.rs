@@ -318,10 +318,10 @@ impl<'a> Layer<'a> {
         // position's begin.
         let (mut best_value, mut best_low, mut best_high) = (i32::MIN, i32::MIN, i32::MIN);
         for (i, exit) in captures.iter().enumerate() {
-            if let Some(ahead) = captures.get(i + AHEAD) {
-                if let Some(byte) = lower.get(ahead.child as usize) {
-                    prefetch(byte);
-                }
+            if let Some(ahead) = captures.get(i + AHEAD)
+                && let Some(byte) = lower.get(ahead.child as usize)
+            {
+                prefetch(byte);
             }
             let c = i32::from(exit.captured);
             best_value = best_value.max(c - value_of(lower, known, exit.child));

@@ -419,7 +419,7 @@ impl LearningPlan {
     /// (at least every one), `None` when that does not divide `iterations`.
     fn of(iterations: u64) -> Option<LearningPlan> {
         let eval_every = (iterations / LEARNING_EVALUATIONS).max(1);
-        (iterations > 0 && iterations % eval_every == 0).then_some(LearningPlan {
+        (iterations > 0 && iterations.is_multiple_of(eval_every)).then_some(LearningPlan {
             iterations,
             eval_every,
         })

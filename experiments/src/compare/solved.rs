@@ -175,7 +175,7 @@ pub fn solve(rules: &Rules, nodes: u64, table: Option<Arc<Tablebase>>) -> Result
     // South wins: by how much, two seeds at a time (a game that ends has captured every seed, so
     // the lead has the parity of the total).
     let step = 2;
-    let mut at_least = if total % 2 == 0 { 2 } else { 1 };
+    let mut at_least = if total.is_multiple_of(2) { 2 } else { 1 };
     while at_least + step <= total as i32 {
         let proof = solver.prove_margin(
             &start,

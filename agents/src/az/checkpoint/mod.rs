@@ -410,7 +410,9 @@ pub fn prune(
     keep_every: u32,
 ) -> Result<Vec<PathBuf>, CheckpointError> {
     let kept = |i: u32| {
-        i >= newest || newest - i < keep_last.max(1) || (keep_every > 0 && i % keep_every == 0)
+        i >= newest
+            || newest - i < keep_last.max(1)
+            || (keep_every > 0 && i.is_multiple_of(keep_every))
     };
     let mut removed: Vec<(u32, PathBuf)> = iteration_folders(run)?
         .into_iter()

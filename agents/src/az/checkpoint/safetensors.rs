@@ -43,7 +43,7 @@ pub fn encode(tensors: &BTreeMap<String, Tensor32>) -> Result<Vec<u8>, String> {
     }
     let mut json = serde_json::to_vec(&header).expect("a header serialises");
     // The data starts 8-byte aligned, as the format recommends.
-    while json.len() % 8 != 0 {
+    while !json.len().is_multiple_of(8) {
         json.push(b' ');
     }
     let mut bytes = Vec::with_capacity(8 + json.len() + at);
