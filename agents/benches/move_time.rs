@@ -3,7 +3,8 @@
 //! (seeds on the board), the simulations a move, the leaves the network valued (the other walks
 //! end in a finished game), the leaves a forward pass, and the share of the time in the forward
 //! pass; then the forward pass alone, per position, for passes of 1 to 128 positions, idle and
-//! beside a busy neighbour. `docs/strength.md` ("Where a 50 ms move's time goes") reads it.
+//! beside a busy neighbour, on the machine's fastest kernel (`az::dense`). `docs/strength.md`
+//! ("Where a 50 ms move's time goes", "The forward pass with its weights packed once") reads it.
 //!
 //! The network is `SOWING_BENCH_NET` (a run directory or checkpoint of an MLP), else a seeded
 //! 128 x 4 MLP of `make demo`'s shape, whose flat priors give a shallower tree than a trained
@@ -178,7 +179,8 @@ fn main() {
     let (phases, positions_name) = positions();
     println!(
         "a 50 ms move's search, {net_name}, positions of {positions_name}, {TIMED_LEAVES} leaves \
-         a pass, c_puct {c_puct}, one thread"
+         a pass, c_puct {c_puct}, one thread, the {:?} kernel",
+        net.kernel()
     );
     for (&(lo, hi), states) in PHASES.iter().zip(&phases) {
         let label = if hi == u32::MAX {

@@ -2,8 +2,9 @@
 //! evaluation and the `az:` agent value their leaves with it. libtorch runs each of the forward
 //! pass's thirty-odd operations as its own call with a fresh tensor; on the small batches of a
 //! search (16 to 128 positions) those calls and allocations cost as much as the matrix products
-//! themselves. Here the products go to `ndarray`'s (`matrixmultiply`) and the rest is done in
-//! place in buffers kept from call to call, so a forward pass allocates nothing once warm.
+//! themselves. Here the products go to [`super::dense`], whose weights are packed once, and the
+//! rest is done in place in buffers kept from call to call, so a forward pass allocates nothing
+//! once warm.
 //!
 //! [`Inference::of`] copies a network's weights as they are: a snapshot, which does not follow
 //! later training steps (the trainer takes a new one per iteration, as it took a copy of the
@@ -11,27 +12,15 @@
 //! (which stays with libtorch): `tests/az_inference.rs` holds the two to within float rounding.
 
 use crate::az::checkpoint::{CheckpointError, LoadedNet, PlayMeta, load_checkpoint};
+use crate::az::dense::{Dense, Kernel, Output};
 use crate::az::network::{MlpLayers, PolicyValueNet};
 use crate::az::shape::NetConfig;
 use crate::evaluator::{Evaluation, Evaluator};
 use crate::features::{encode_input, input_len};
-use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayView2, ArrayViewMut2};
 use rand_chacha::ChaCha8Rng;
 use sowing_env::State;
 use std::path::Path;
 use tch::{Device, Kind, Tensor, nn};
-
-/// A linear layer. `weight_t` is the transpose of libtorch's `[out, in]` weight, `[in, out]`
-/// row-major, so that the product reads it as the row-major matrix it is (packing a
-/// transposed view for every product cost a third of the product's own time).
-#[derive(Clone, Debug)]
-struct Dense {
-    weight_t: Vec<f32>,
-    bias: Vec<f32>,
-    inputs: usize,
-    outputs: usize,
-}
 
 /// A tensor's values, on the CPU, flattened.
 fn floats(t: &Tensor) -> Vec<f32> {
@@ -42,46 +31,12 @@ fn floats(t: &Tensor) -> Vec<f32> {
     v
 }
 
-impl Dense {
-    /// A copy of libtorch's layer.
-    fn of(layer: &nn::Linear) -> Dense {
-        let size = layer.ws.size();
-        let (outputs, inputs) = (size[0] as usize, size[1] as usize);
-        let bias = layer.bs.as_ref().map_or_else(|| vec![0.0; outputs], floats);
-        Dense::new(&floats(&layer.ws), bias, inputs, outputs)
-    }
-
-    /// The layer of libtorch's `weight` (`[outputs, inputs]`, row-major) and `bias`.
-    fn new(weight: &[f32], bias: Vec<f32>, inputs: usize, outputs: usize) -> Dense {
-        let mut weight_t = vec![0.0; weight.len()];
-        for o in 0..outputs {
-            for i in 0..inputs {
-                weight_t[i * outputs + o] = weight[o * inputs + i];
-            }
-        }
-        Dense {
-            weight_t,
-            bias,
-            inputs,
-            outputs,
-        }
-    }
-
-    /// `out = x W^T + b` for the `rows` rows of `x` (`[rows, inputs]`) into `out`
-    /// (`[rows, outputs]`).
-    fn apply(&self, x: &[f32], rows: usize, out: &mut [f32]) {
-        let out = &mut out[..rows * self.outputs];
-        for row in out.chunks_exact_mut(self.outputs) {
-            row.copy_from_slice(&self.bias);
-        }
-        let x = ArrayView2::from_shape((rows, self.inputs), &x[..rows * self.inputs])
-            .expect("the input holds rows x inputs values");
-        let w = ArrayView2::from_shape((self.inputs, self.outputs), &self.weight_t)
-            .expect("the weight holds inputs x outputs values");
-        let mut c = ArrayViewMut2::from_shape((rows, self.outputs), out)
-            .expect("the output holds rows x outputs values");
-        general_mat_mul(1.0, &x, &w, 1.0, &mut c);
-    }
+/// A copy of libtorch's linear layer, its weights packed for the product ([`Dense`]).
+fn dense(layer: &nn::Linear) -> Dense {
+    let size = layer.ws.size();
+    let (outputs, inputs) = (size[0] as usize, size[1] as usize);
+    let bias = layer.bs.as_ref().map_or_else(|| vec![0.0; outputs], floats);
+    Dense::new(&floats(&layer.ws), &bias, inputs, outputs)
 }
 
 /// A layer norm over each row of `width` values: `(x - mean) / sqrt(var + eps) * gain + bias`.
@@ -213,19 +168,19 @@ impl Inference {
         } = net.mlp_layers()?;
         Some(Inference {
             config: net.config(),
-            input: Dense::of(input),
+            input: dense(input),
             blocks: blocks
                 .into_iter()
                 .map(|(norm, fc1, fc2)| Block {
                     norm: Norm::of(norm),
-                    fc1: Dense::of(fc1),
-                    fc2: Dense::of(fc2),
+                    fc1: dense(fc1),
+                    fc2: dense(fc2),
                 })
                 .collect(),
             norm: Norm::of(norm),
-            policy: Dense::of(policy),
-            value_hidden: Dense::of(value_hidden),
-            value: Dense::of(value),
+            policy: dense(policy),
+            value_hidden: dense(value_hidden),
+            value: dense(value),
             buffers: Buffers::default(),
         })
     }
@@ -233,6 +188,11 @@ impl Inference {
     /// Its shape.
     pub fn config(&self) -> NetConfig {
         self.config
+    }
+
+    /// The code its products run on (the same for every layer: [`Kernel::best`]).
+    pub fn kernel(&self) -> Kernel {
+        self.input.kernel()
     }
 
     /// Whether it plays boards of `holes` holes per row: its own, or any up to its span.
@@ -253,7 +213,7 @@ impl Inference {
         assert!(self.plays(n), "a network of this shape does not play 2x{n}");
         let hidden = self.config.hidden;
         let b = &mut self.buffers;
-        let layer_in = self.input.inputs;
+        let layer_in = self.input.inputs();
         let x: &[f32] = if self.config.span.is_some() {
             let spread = room(&mut b.input, rows * layer_in);
             for (row, out) in encoded
@@ -267,31 +227,29 @@ impl Inference {
             encoded
         };
         let h = room(&mut b.h, rows * hidden);
-        self.input.apply(x, rows, h);
-        relu(h);
+        self.input.apply(x, rows, h, Output::Relu);
         for block in &self.blocks {
             let a = room(&mut b.a, rows * hidden);
             block.norm.apply(&b.h[..rows * hidden], a);
             let c = room(&mut b.b, rows * hidden);
-            block.fc1.apply(a, rows, c);
-            relu(c);
-            let a = &mut b.a[..rows * hidden];
-            block.fc2.apply(&b.b[..rows * hidden], rows, a);
-            for (h, a) in b.h[..rows * hidden].iter_mut().zip(a.iter()) {
-                *h += a;
-            }
+            block.fc1.apply(a, rows, c, Output::Relu);
+            // The residual connection: fc2's result is added to h where it lies.
+            block
+                .fc2
+                .apply(&b.b[..rows * hidden], rows, &mut b.h, Output::Add);
         }
         let a = room(&mut b.a, rows * hidden);
         self.norm.apply(&b.h[..rows * hidden], a);
         relu(a);
-        let width = self.policy.outputs;
+        let width = self.policy.outputs();
         let logits = room(&mut b.logits, rows * width);
-        self.policy.apply(&b.a[..rows * hidden], rows, logits);
-        let vh = room(&mut b.value_hidden, rows * self.value_hidden.outputs);
-        self.value_hidden.apply(&b.a[..rows * hidden], rows, vh);
-        relu(vh);
+        self.policy
+            .apply(&b.a[..rows * hidden], rows, logits, Output::Write);
+        let vh = room(&mut b.value_hidden, rows * self.value_hidden.outputs());
+        self.value_hidden
+            .apply(&b.a[..rows * hidden], rows, vh, Output::Relu);
         let values = room(&mut b.values, rows);
-        self.value.apply(vh, rows, values);
+        self.value.apply(vh, rows, values, Output::Write);
         for v in values.iter_mut() {
             *v = v.tanh();
         }

@@ -3,6 +3,7 @@
 //!
 //! - [`shape`]: the network's shape, as checkpoints record it (always built).
 //! - [`network`]: the policy-value network, one definition for every board size.
+//! - [`dense`]: a dense layer's product with its weights packed once, for the forward pass.
 //! - [`inference`]: its MLP's forward pass without libtorch, for play (a snapshot of the weights),
 //!   and [`Playing`], through which everything that plays a network loads and evaluates it.
 //! - [`puct`]: PUCT search with any [`Evaluator`](crate::Evaluator), many positions batched, and
@@ -19,6 +20,7 @@
 #[cfg(feature = "torch")]
 pub mod agent;
 pub mod checkpoint;
+pub mod dense;
 #[cfg(feature = "torch")]
 pub mod guide;
 #[cfg(feature = "torch")]
